@@ -1,0 +1,6 @@
+// kband umbrella header: include this one file.
+#pragma once
+
+#include "kband_Core.hpp"
+#include "kband_Layouts.hpp"
+#include "kband_Thomas.hpp"

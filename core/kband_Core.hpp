@@ -1,0 +1,96 @@
+// kband: batched banded solvers on Kokkos.
+// Core definitions shared by every part of the library: the error type,
+// argument checks, profiling regions and backend traits.
+#pragma once
+
+#include <Kokkos_Core.hpp>
+
+#include <cfloat>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+
+#define KBAND_VERSION_MAJOR 0
+#define KBAND_VERSION_MINOR 1
+#define KBAND_VERSION_PATCH 0
+
+namespace kband {
+
+/// Every argument error kband detects (wrong extents, sizes below a solver's
+/// minimum, layout or SZ mismatches) is reported as a kband::Error. Numerical
+/// failures inside a batch (a zero pivot) are reported per system through an
+/// `info` View instead, so one bad system never hides the others' results.
+class Error : public std::runtime_error {
+ public:
+  explicit Error(const std::string& what) : std::runtime_error("kband: " + what) {}
+};
+
+/// LAPACK-style per-system status written by the solvers into `info(s)`:
+/// 0 = solved; k > 0 = the pivot of row k (1-based) was zero or not finite,
+/// the system's solution was filled with NaN.
+enum : int { kInfoOk = 0 };
+
+namespace impl {
+
+/// RAII Kokkos profiling region, opened on every public entry point.
+class ProfilingRegion {
+ public:
+  explicit ProfilingRegion(const char* name) { Kokkos::Profiling::pushRegion(name); }
+  ~ProfilingRegion() { Kokkos::Profiling::popRegion(); }
+  ProfilingRegion(const ProfilingRegion&) = delete;
+  ProfilingRegion& operator=(const ProfilingRegion&) = delete;
+};
+
+template <class... Args>
+std::string concat(const Args&... args) {
+  std::ostringstream os;
+  (void)std::initializer_list<int>{((os << args), 0)...};
+  return os.str();
+}
+
+inline void require(bool ok, const std::string& msg) {
+  if (!ok) throw Error(msg);
+}
+
+/// True when ExecSpace runs on a device whose memory the host cannot read
+/// (CUDA, HIP, SYCL, ...). Used only to pick tuning constants.
+template <class ExecSpace>
+struct is_device_exec
+    : std::integral_constant<
+          bool, !Kokkos::SpaceAccessibility<Kokkos::HostSpace,
+                                            typename ExecSpace::memory_space>::accessible> {};
+
+template <class T>
+struct real_limits;
+template <>
+struct real_limits<float> {
+  KOKKOS_INLINE_FUNCTION static constexpr float max() { return FLT_MAX; }
+};
+template <>
+struct real_limits<double> {
+  KOKKOS_INLINE_FUNCTION static constexpr double max() { return DBL_MAX; }
+};
+
+/// A pivot is usable when it is finite and non-zero (NaN fails both tests).
+template <class T>
+KOKKOS_INLINE_FUNCTION bool usable_pivot(const T p) {
+  const T ap = p < T(0) ? -p : p;
+  return ap > T(0) && ap <= real_limits<T>::max();
+}
+
+template <class View, class ExecSpace>
+void require_accessible(const char* name) {
+  static_assert(Kokkos::SpaceAccessibility<ExecSpace, typename View::memory_space>::accessible,
+                "kband: a View argument is not accessible from the execution space");
+  (void)name;
+}
+
+}  // namespace impl
+
+/// Default number of systems per group of the SZ-grouped layout: 32 on GPUs
+/// (one warp, one system per thread), 8 on CPUs (one 512-bit vector of doubles).
+template <class ExecSpace = Kokkos::DefaultExecutionSpace>
+struct default_sz : std::integral_constant<int, impl::is_device_exec<ExecSpace>::value ? 32 : 8> {};
+
+}  // namespace kband

@@ -1,0 +1,295 @@
+// kband layouts: one set of types for batches of banded systems.
+//
+//  * contiguous  : Kokkos::View<T**, Kokkos::LayoutRight, Mem>, extents (nsys, n);
+//                  each system's rows are adjacent in memory.
+//  * interleaved : Kokkos::View<T**, Kokkos::LayoutLeft, Mem>, extents (nsys, n);
+//                  the system index runs fastest (row j of every system together).
+//  * SZ-grouped  : kband::GroupedBatch<T, SZ, Mem>, the DistD2 data structure:
+//                  memory order of the column-major array (SZ, n, ngroups), i.e. a
+//                  group of SZ systems stored interleaved, groups one after another.
+//                  The last group is padded internally when nsys % SZ != 0; the
+//                  padding belongs to kband and no solver reads or writes it.
+//
+// Every batch type answers b(s, j) for system s and row j, which is all a kernel
+// needs: algorithms are written once over that accessor.
+#pragma once
+
+#include "kband_Core.hpp"
+
+namespace kband {
+
+enum class Layout { Contiguous, Interleaved, Grouped };
+
+inline const char* layout_name(Layout l) {
+  switch (l) {
+    case Layout::Contiguous: return "contiguous";
+    case Layout::Interleaved: return "interleaved";
+    default: return "grouped";
+  }
+}
+
+template <class T, class MemSpace = Kokkos::DefaultExecutionSpace::memory_space>
+using ContiguousBatch = Kokkos::View<T**, Kokkos::LayoutRight, MemSpace>;
+
+template <class T, class MemSpace = Kokkos::DefaultExecutionSpace::memory_space>
+using InterleavedBatch = Kokkos::View<T**, Kokkos::LayoutLeft, MemSpace>;
+
+/// SZ-grouped batch of `nsys` systems of `n` rows. SZ is a compile-time constant.
+template <class T, int SZ = default_sz<>::value,
+          class MemSpace = Kokkos::DefaultExecutionSpace::memory_space>
+class GroupedBatch {
+  static_assert(SZ >= 1, "kband: SZ must be positive");
+
+ public:
+  using value_type = T;
+  using memory_space = MemSpace;
+  using view_type = Kokkos::View<T** [SZ], Kokkos::LayoutRight, MemSpace>;  // (ngroups, n, SZ)
+  static constexpr int sz = SZ;
+
+  GroupedBatch() = default;
+
+  /// Allocates ceil(nsys / SZ) groups (zero-initialised, padding included).
+  GroupedBatch(const std::string& label, int nsys, int n) : nsys_(nsys) {
+    impl::require(nsys >= 0 && n >= 0,
+                  impl::concat("GroupedBatch '", label, "': nsys (", nsys, ") and n (", n,
+                               ") must be non-negative"));
+    data_ = view_type(label, groups_for(nsys), n);
+  }
+
+  /// Wraps existing storage of extents (ngroups, n, SZ) holding `nsys` systems.
+  GroupedBatch(const view_type& data, int nsys) : data_(data), nsys_(nsys) {
+    impl::require(nsys >= 0 && static_cast<int>(data.extent(0)) == groups_for(nsys),
+                  impl::concat("GroupedBatch: storage holds ", data.extent(0), " groups of SZ=", SZ,
+                               " but nsys=", nsys, " needs ", groups_for(nsys)));
+  }
+
+  static int groups_for(int nsys) { return (nsys + SZ - 1) / SZ; }
+
+  KOKKOS_INLINE_FUNCTION T& operator()(const int s, const int j) const {
+    return data_(s / SZ, j, s % SZ);
+  }
+  KOKKOS_INLINE_FUNCTION int nsys() const { return nsys_; }
+  KOKKOS_INLINE_FUNCTION int n() const { return static_cast<int>(data_.extent(1)); }
+  KOKKOS_INLINE_FUNCTION int ngroups() const { return static_cast<int>(data_.extent(0)); }
+  const view_type& view() const { return data_; }
+  std::string label() const { return data_.label(); }
+
+ private:
+  view_type data_;
+  int nsys_ = 0;
+};
+
+namespace impl {
+
+/// Uniform description of the three batch types.
+template <class B, class Enable = void>
+struct batch_traits {
+  static constexpr bool is_batch = false;
+};
+
+template <class T, class... P>
+struct batch_traits<Kokkos::View<T, P...>,
+                    std::enable_if_t<Kokkos::View<T, P...>::rank == 2 &&
+                                     (std::is_same<typename Kokkos::View<T, P...>::array_layout,
+                                                   Kokkos::LayoutRight>::value ||
+                                      std::is_same<typename Kokkos::View<T, P...>::array_layout,
+                                                   Kokkos::LayoutLeft>::value)>> {
+  using type = Kokkos::View<T, P...>;
+  using value_type = typename type::non_const_value_type;
+  using memory_space = typename type::memory_space;
+  static constexpr bool is_batch = true;
+  static constexpr Layout layout =
+      std::is_same<typename type::array_layout, Kokkos::LayoutRight>::value ? Layout::Contiguous
+                                                                           : Layout::Interleaved;
+  static constexpr int sz = 0;
+  static int nsys(const type& v) { return static_cast<int>(v.extent(0)); }
+  static int n(const type& v) { return static_cast<int>(v.extent(1)); }
+  static std::string label(const type& v) { return v.label(); }
+  static const void* data(const type& v) { return v.data(); }
+  static size_t span(const type& v) { return v.span(); }
+  /// Flat index k in memory order -> (s, j); returns false for padding.
+  KOKKOS_INLINE_FUNCTION static bool decode(const type& v, const size_t k, int& s, int& j) {
+    if (layout == Layout::Contiguous) {
+      const size_t n = v.extent(1);
+      s = static_cast<int>(k / n);
+      j = static_cast<int>(k % n);
+    } else {
+      const size_t ns = v.extent(0);
+      s = static_cast<int>(k % ns);
+      j = static_cast<int>(k / ns);
+    }
+    return true;
+  }
+  KOKKOS_INLINE_FUNCTION static size_t flat_size(const type& v) {
+    return v.extent(0) * v.extent(1);
+  }
+};
+
+template <class T, int SZ, class M>
+struct batch_traits<GroupedBatch<T, SZ, M>, void> {
+  using type = GroupedBatch<T, SZ, M>;
+  using value_type = std::remove_const_t<T>;
+  using memory_space = M;
+  static constexpr bool is_batch = true;
+  static constexpr Layout layout = Layout::Grouped;
+  static constexpr int sz = SZ;
+  static int nsys(const type& v) { return v.nsys(); }
+  static int n(const type& v) { return v.n(); }
+  static std::string label(const type& v) { return v.label(); }
+  static const void* data(const type& v) { return v.view().data(); }
+  static size_t span(const type& v) { return v.view().span(); }
+  KOKKOS_INLINE_FUNCTION static bool decode(const type& v, const size_t k, int& s, int& j) {
+    const size_t n = static_cast<size_t>(v.n());
+    const size_t g = k / (n * SZ);
+    j = static_cast<int>((k / SZ) % n);
+    s = static_cast<int>(g * SZ + k % SZ);
+    return s < v.nsys();
+  }
+  KOKKOS_INLINE_FUNCTION static size_t flat_size(const type& v) {
+    return static_cast<size_t>(v.ngroups()) * v.n() * SZ;
+  }
+};
+
+template <class B>
+using batch_value_t = typename batch_traits<B>::value_type;
+
+/// Checks that `b` holds nsys systems of n rows, naming the argument otherwise.
+template <class B>
+void check_batch(const char* fn, const char* arg, const B& b, int nsys, int n) {
+  using tr = batch_traits<B>;
+  require(tr::nsys(b) == nsys && tr::n(b) == n,
+          concat(fn, ": argument '", arg, "' (", tr::label(b), ") has extents (nsys=", tr::nsys(b),
+                 ", n=", tr::n(b), "), expected (nsys=", nsys, ", n=", n, ")"));
+}
+
+/// Checks that `b` has the same layout (and SZ) as the reference batch type R.
+template <class R, class B>
+void check_same_layout(const char* fn, const char* arg) {
+  using tr = batch_traits<R>;
+  using tb = batch_traits<B>;
+  require(tr::layout == tb::layout && tr::sz == tb::sz,
+          concat(fn, ": argument '", arg, "' is ", layout_name(tb::layout),
+                 (tb::sz ? concat(" (SZ=", tb::sz, ")") : std::string()), " but the batch is ",
+                 layout_name(tr::layout), (tr::sz ? concat(" (SZ=", tr::sz, ")") : std::string())));
+}
+
+template <class Src, class Dst>
+struct ConvertBatch {
+  Src src;
+  Dst dst;
+  KOKKOS_INLINE_FUNCTION void operator()(const size_t k) const {
+    int s, j;
+    if (batch_traits<Dst>::decode(dst, k, s, j)) dst(s, j) = src(s, j);
+  }
+};
+
+}  // namespace impl
+
+/// Copies every system of `src` into `dst` (any two of the three layouts,
+/// same nsys and n). Bit-exact; iterates in the destination's memory order.
+template <class ExecSpace, class Src, class Dst>
+void convert(const ExecSpace& exec, const Src& src, const Dst& dst) {
+  impl::ProfilingRegion region("kband::convert");
+  using ts = impl::batch_traits<Src>;
+  using td = impl::batch_traits<Dst>;
+  static_assert(ts::is_batch && td::is_batch, "kband::convert: arguments must be kband batches");
+  impl::require_accessible<Kokkos::View<int*, typename ts::memory_space>, ExecSpace>("src");
+  impl::require_accessible<Kokkos::View<int*, typename td::memory_space>, ExecSpace>("dst");
+  impl::check_batch("kband::convert", "dst", dst, ts::nsys(src), ts::n(src));
+  if (ts::nsys(src) == 0 || ts::n(src) == 0) return;
+  Kokkos::parallel_for("kband::convert",
+                       Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<size_t>>(exec, 0, td::flat_size(dst)),
+                       impl::ConvertBatch<Src, Dst>{src, dst});
+}
+
+// ---------------------------------------------------------------------------
+// 3D Cartesian fields <-> SZ-grouped lines
+// ---------------------------------------------------------------------------
+
+/// Direction of the lines taken out of a 3D field f(i, j, k) of extents (nx, ny, nz).
+/// x-lines: n = nx, system s = j + ny*k; y-lines: n = ny, s = i + nx*k;
+/// z-lines: n = nz, s = i + nx*j.
+enum class Direction { X = 0, Y = 1, Z = 2 };
+
+namespace impl {
+
+struct LineMap {
+  int nx, ny, nz;
+  Direction dir;
+  KOKKOS_INLINE_FUNCTION int nsys() const {
+    return dir == Direction::X ? ny * nz : (dir == Direction::Y ? nx * nz : nx * ny);
+  }
+  KOKKOS_INLINE_FUNCTION int n() const {
+    return dir == Direction::X ? nx : (dir == Direction::Y ? ny : nz);
+  }
+  /// Point (s, r) of the batch -> field indices.
+  KOKKOS_INLINE_FUNCTION void point(const int s, const int r, int& i, int& j, int& k) const {
+    if (dir == Direction::X) {
+      i = r; j = s % ny; k = s / ny;
+    } else if (dir == Direction::Y) {
+      i = s % nx; j = r; k = s / nx;
+    } else {
+      i = s % nx; j = s / nx; k = r;
+    }
+  }
+};
+
+template <class Field, class B, int Mode>  // Mode 0: field -> batch, 1: batch -> field, 2: field += scale * batch
+struct FieldLines {
+  Field f;
+  B b;
+  LineMap map;
+  batch_value_t<B> scale;
+  KOKKOS_INLINE_FUNCTION void operator()(const size_t kk) const {
+    int s, r;
+    if (!batch_traits<B>::decode(b, kk, s, r)) return;
+    int i, j, k;
+    map.point(s, r, i, j, k);
+    if (Mode == 0) b(s, r) = f(i, j, k);
+    else if (Mode == 1) f(i, j, k) = b(s, r);
+    else f(i, j, k) += scale * b(s, r);
+  }
+};
+
+template <int Mode, class ExecSpace, class Field, class B>
+void field_lines(const char* fn, const ExecSpace& exec, Direction dir, const Field& f, const B& b,
+                 batch_value_t<B> scale) {
+  static_assert(Field::rank == 3, "kband: the Cartesian field must be a rank-3 View");
+  using tb = batch_traits<B>;
+  static_assert(tb::is_batch, "kband: the line batch must be a kband batch");
+  LineMap map{static_cast<int>(f.extent(0)), static_cast<int>(f.extent(1)),
+              static_cast<int>(f.extent(2)), dir};
+  check_batch(fn, "lines", b, map.nsys(), map.n());
+  if (map.nsys() == 0 || map.n() == 0) return;
+  Kokkos::parallel_for(fn,
+                       Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<size_t>>(exec, 0, tb::flat_size(b)),
+                       FieldLines<Field, B, Mode>{f, b, map, scale});
+}
+
+}  // namespace impl
+
+/// Gathers the `dir`-directed lines of field (nx, ny, nz) into a batch
+/// (normally a GroupedBatch; any batch type works).
+template <class ExecSpace, class Field, class B>
+void field_to_lines(const ExecSpace& exec, Direction dir, const Field& field, const B& lines) {
+  impl::ProfilingRegion region("kband::field_to_lines");
+  impl::field_lines<0>("kband::field_to_lines", exec, dir, field, lines, 0);
+}
+
+/// Scatters a batch of `dir`-directed lines back into the field.
+template <class ExecSpace, class B, class Field>
+void lines_to_field(const ExecSpace& exec, Direction dir, const B& lines, const Field& field) {
+  impl::ProfilingRegion region("kband::lines_to_field");
+  impl::field_lines<1>("kband::lines_to_field", exec, dir, field, lines, 0);
+}
+
+/// field += scale * lines, for accumulating y- and z-direction terms into an
+/// x-layout result (seed 002, section 5.3).
+template <class ExecSpace, class B, class Field>
+void accumulate_lines_to_field(const ExecSpace& exec, Direction dir, const B& lines,
+                               const Field& field, impl::batch_value_t<B> scale = 1) {
+  impl::ProfilingRegion region("kband::accumulate_lines_to_field");
+  impl::field_lines<2>("kband::accumulate_lines_to_field", exec, dir, field, lines, scale);
+}
+
+}  // namespace kband

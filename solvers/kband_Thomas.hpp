@@ -1,0 +1,270 @@
+// Batched Thomas (tridiagonal LU without pivoting) and periodic Thomas.
+//
+//   kband::thomas(exec, a, b, c, d, x, info)            per-system coefficients
+//   kband::periodic_thomas(exec, a, b, c, d, x, info)   cyclic systems
+//   kband::TridiagonalFactor f(exec, a, b, c[, Boundary::Periodic]);
+//   kband::thomas(exec, f, d, x, info)                  one matrix, many RHS
+//
+// a, b, c, d, x are batches of one layout (ContiguousBatch, InterleavedBatch or
+// GroupedBatch) with extents (nsys, n): row j of system s reads
+//   a(s,j) x(s,j-1) + b(s,j) x(s,j) + c(s,j) x(s,j+1) = d(s,j).
+// a(s,0) and c(s,n-1) are ignored for ordinary systems; for periodic systems
+// they are the corner entries coupling row 0 to x(s,n-1) and row n-1 to x(s,0).
+// x may be the same batch as d (in-place solve); it must not alias a, b or c.
+// info(s) = 0 on success, k > 0 when the pivot of row k (1-based) was zero or
+// not finite, in which case x(s,:) is set to NaN. No call fences.
+//
+// Thomas does not pivot: it is stable for diagonally dominant and symmetric
+// positive definite systems.
+#pragma once
+
+#include "impl/kband_Thomas_impl.hpp"
+
+#include <limits>
+
+namespace kband {
+
+/// Where the forward-pass intermediates live. Auto picks per backend and size.
+enum class Variant { Auto, Global, Scratch };
+
+inline const char* variant_name(Variant v) {
+  return v == Variant::Global ? "global" : (v == Variant::Scratch ? "scratch" : "auto");
+}
+
+struct SolveOptions {
+  Variant variant = Variant::Auto;
+  int team_size = 0;  // threads per team on GPUs; 0 = kband's choice
+};
+
+enum class Boundary { NonPeriodic, Periodic };
+
+namespace impl {
+
+/// Lanes (systems) per thread: 1 on GPUs; on CPUs a vector's worth when
+/// the layout puts consecutive systems next to each other.
+template <class Exec, class BX>
+struct thomas_lanes {
+  static constexpr Layout L = batch_traits<BX>::layout;
+  static constexpr int value =
+      is_device_exec<Exec>::value || L == Layout::Contiguous
+          ? 1
+          : (L == Layout::Grouped ? (batch_traits<BX>::sz <= 32 ? batch_traits<BX>::sz : 32) : 8);
+};
+/// Rows whose loads are issued together in the forward pass.
+template <class Exec, class BX>
+struct thomas_unroll {
+  static constexpr int value = is_device_exec<Exec>::value ? 8 : 1;
+};
+
+template <class Exec, class T>
+ThomasGeometry thomas_geometry(const char* fn, int nsys, int n, int lanes, int nbuf_scratch,
+                               const SolveOptions& opt) {
+  ThomasGeometry g;
+  g.nsys = nsys;
+  g.n = n;
+  g.lanes = lanes;
+  g.nbuf = nbuf_scratch;
+  const bool device = is_device_exec<Exec>::value;
+  const size_t per_thread = static_cast<size_t>(n) * nbuf_scratch * lanes * sizeof(T);
+  const size_t max_scratch = Kokkos::TeamPolicy<Exec>::scratch_size_max(0);
+  int ts = device ? (opt.team_size > 0 ? opt.team_size : 0) : 1;
+  Variant v = opt.variant;
+  if (v == Variant::Auto) {
+    // Scratch pays on GPUs while a team of 32 keeps its rows on chip with room
+    // for several teams per multiprocessor; CPU caches hold the rows anyway.
+    v = (device && per_thread * 32 <= 48 * 1024) ? Variant::Scratch : Variant::Global;
+  }
+  if (v == Variant::Scratch) {
+    if (ts == 0) {
+      ts = 32;
+      while (ts < 128 && per_thread * ts * 2 <= 48 * 1024) ts *= 2;
+    }
+    g.scratch_bytes = per_thread * ts;
+    require(g.scratch_bytes <= max_scratch,
+            concat(fn, ": Variant::Scratch needs ", g.scratch_bytes,
+                   " bytes of team scratch for n=", n, " but the backend offers ", max_scratch,
+                   "; use Variant::Global or a smaller team_size"));
+    g.scratch = true;
+  } else {
+    if (ts == 0) ts = 128;
+  }
+  g.team_size = ts;
+  const long items = (static_cast<long>(nsys) + lanes - 1) / lanes;
+  g.league = static_cast<int>((items + ts - 1) / ts);
+  return g;
+}
+
+template <class Exec, class Functor>
+void launch_thomas(const char* label, const Exec& exec, const ThomasGeometry& g, const Functor& f) {
+  if (g.nsys == 0) return;
+  Kokkos::TeamPolicy<Exec> policy(exec, g.league, g.team_size);
+  if (g.scratch) policy.set_scratch_size(0, Kokkos::PerTeam(g.scratch_bytes));
+  Kokkos::parallel_for(label, policy, f);
+}
+
+template <class InfoView>
+void check_info(const char* fn, const InfoView& info, int nsys) {
+  static_assert(InfoView::rank == 1 && std::is_same<typename InfoView::value_type, int>::value,
+                "kband: info must be a rank-1 View of int");
+  require(static_cast<int>(info.extent(0)) == nsys,
+          concat(fn, ": argument 'info' (", info.label(), ") has extent ", info.extent(0),
+                 ", expected nsys=", nsys));
+}
+
+template <bool Periodic, class Exec, class BA, class BB, class BC, class BD, class BX, class Info>
+void thomas_per_system(const char* fn, const Exec& exec, const BA& a, const BB& b, const BC& c,
+                       const BD& d, const BX& x, const Info& info, const SolveOptions& opt,
+                       Kokkos::View<batch_value_t<BX>*, typename batch_traits<BX>::memory_space> ws) {
+  ProfilingRegion region(fn);
+  using T = batch_value_t<BX>;
+  using tx = batch_traits<BX>;
+  static_assert(tx::is_batch, "kband: x must be a kband batch (ContiguousBatch, InterleavedBatch or GroupedBatch)");
+  static_assert(std::is_same<T, float>::value || std::is_same<T, double>::value,
+                "kband: float and double are supported");
+  require_accessible<Kokkos::View<T*, typename tx::memory_space>, Exec>("x");
+  check_same_layout<BX, BA>(fn, "a");
+  check_same_layout<BX, BB>(fn, "b");
+  check_same_layout<BX, BC>(fn, "c");
+  check_same_layout<BX, BD>(fn, "d");
+  const int nsys = tx::nsys(x), n = tx::n(x);
+  require(n >= (Periodic ? 3 : 1),
+          concat(fn, ": n=", n, " rows, the minimum is ", Periodic ? 3 : 1));
+  check_batch(fn, "a", a, nsys, n);
+  check_batch(fn, "b", b, nsys, n);
+  check_batch(fn, "c", c, nsys, n);
+  check_batch(fn, "d", d, nsys, n);
+  check_info(fn, info, nsys);
+  require(tx::data(x) != batch_traits<BA>::data(a) && tx::data(x) != batch_traits<BB>::data(b) &&
+              tx::data(x) != batch_traits<BC>::data(c),
+          concat(fn, ": x must not alias a, b or c (it may alias d)"));
+  constexpr int W = thomas_lanes<Exec, BX>::value;
+  constexpr int U = thomas_unroll<Exec, BX>::value;
+  const ThomasGeometry g = thomas_geometry<Exec, T>(fn, nsys, n, W, Periodic ? 3 : 2, opt);
+  if (!g.scratch) {
+    using WMap = WorkspaceMap<tx::layout, tx::sz>;
+    const size_t need = WMap::extent(nsys, n) * (Periodic ? 2 : 1);
+    if (ws.extent(0) < need)
+      ws = decltype(ws)(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, std::string("kband::thomas::ws")), need);
+  }
+  using Base = ThomasBase<Exec, BX, T, W>;
+  Base base{nsys, n, g.scratch, ws, std::numeric_limits<T>::quiet_NaN()};
+  launch_thomas(fn, exec, g,
+                ThomasPerSystem<Exec, BA, BB, BC, BD, BX, Info, W, U, Periodic>(base, a, b, c, d, x, info));
+}
+
+}  // namespace impl
+
+/// Workspace (elements) the Global variant of thomas/periodic_thomas uses for
+/// a batch like x; pass a View this long to avoid an allocation per call.
+template <class BX>
+size_t thomas_workspace_size(const BX& x, Boundary bc = Boundary::NonPeriodic) {
+  using tx = impl::batch_traits<BX>;
+  return impl::WorkspaceMap<tx::layout, tx::sz>::extent(tx::nsys(x), tx::n(x)) *
+         (bc == Boundary::Periodic ? 2 : 1);
+}
+
+template <class Exec, class BA, class BB, class BC, class BD, class BX, class Info>
+void thomas(const Exec& exec, const BA& a, const BB& b, const BC& c, const BD& d, const BX& x,
+            const Info& info, const SolveOptions& opt = {},
+            const Kokkos::View<impl::batch_value_t<BX>*, typename impl::batch_traits<BX>::memory_space>&
+                workspace = {}) {
+  impl::thomas_per_system<false>("kband::thomas", exec, a, b, c, d, x, info, opt, workspace);
+}
+
+template <class Exec, class BA, class BB, class BC, class BD, class BX, class Info>
+void periodic_thomas(const Exec& exec, const BA& a, const BB& b, const BC& c, const BD& d,
+                     const BX& x, const Info& info, const SolveOptions& opt = {},
+                     const Kokkos::View<impl::batch_value_t<BX>*, typename impl::batch_traits<BX>::memory_space>&
+                         workspace = {}) {
+  impl::thomas_per_system<true>("kband::periodic_thomas", exec, a, b, c, d, x, info, opt, workspace);
+}
+
+/// A tridiagonal matrix shared by every system of a batch, factored once on
+/// the device (one thread; no fence) and reused for any number of solves.
+/// a, b, c are rank-1 Views of length n with the same conventions as above.
+template <class T, class MemSpace = Kokkos::DefaultExecutionSpace::memory_space>
+class TridiagonalFactor {
+ public:
+  using value_type = T;
+  using memory_space = MemSpace;
+
+  TridiagonalFactor() = default;
+
+  template <class Exec, class VA, class VB, class VC>
+  TridiagonalFactor(const Exec& exec, const VA& a, const VB& b, const VC& c,
+                    Boundary bc = Boundary::NonPeriodic) {
+    impl::ProfilingRegion region("kband::TridiagonalFactor");
+    static_assert(VA::rank == 1 && VB::rank == 1 && VC::rank == 1,
+                  "kband::TridiagonalFactor: a, b, c must be rank-1 Views");
+    impl::require_accessible<VA, Exec>("a");
+    impl::require_accessible<VB, Exec>("b");
+    impl::require_accessible<VC, Exec>("c");
+    const int n = static_cast<int>(b.extent(0));
+    const bool periodic = bc == Boundary::Periodic;
+    impl::require(n >= (periodic ? 3 : 1),
+                  impl::concat("kband::TridiagonalFactor: n=", n, ", the minimum is ", periodic ? 3 : 1));
+    impl::require(static_cast<int>(a.extent(0)) == n && static_cast<int>(c.extent(0)) == n,
+                  impl::concat("kband::TridiagonalFactor: a, b, c must have one length; got ",
+                               a.extent(0), ", ", b.extent(0), ", ", c.extent(0)));
+    auto alloc = [&](const char* l, int len) {
+      return Kokkos::View<T*, MemSpace>(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, std::string(l)), len);
+    };
+    f_.n = n;
+    f_.periodic = periodic;
+    f_.a = alloc("kband::factor::a", n);
+    f_.cp = alloc("kband::factor::cp", n);
+    f_.w = alloc("kband::factor::w", n);
+    f_.g = alloc("kband::factor::g", periodic ? n : 0);
+    f_.z = alloc("kband::factor::z", periodic ? n : 0);
+    f_.scal = Kokkos::View<T[2], MemSpace>(Kokkos::view_alloc(exec, std::string("kband::factor::scal")));
+    f_.info = Kokkos::View<int, MemSpace>(Kokkos::view_alloc(exec, std::string("kband::factor::info")));
+    Kokkos::parallel_for("kband::TridiagonalFactor", Kokkos::RangePolicy<Exec>(exec, 0, 1),
+                         impl::FactorKernel<T, MemSpace, VA, VB, VC>{f_, a, b, c});
+  }
+
+  int n() const { return f_.n; }
+  bool periodic() const { return f_.periodic; }
+  /// 0, or the 1-based row whose pivot failed. Copies to the host (fences).
+  int info() const {
+    int v = 0;
+    Kokkos::deep_copy(v, f_.info);
+    return v;
+  }
+  const impl::FactorData<T, MemSpace>& data() const { return f_; }
+
+ private:
+  impl::FactorData<T, MemSpace> f_;
+};
+
+/// Solves A x(s,:) = d(s,:) for every system with the shared, factored A.
+template <class Exec, class T, class Mem, class BD, class BX, class Info>
+void thomas(const Exec& exec, const TridiagonalFactor<T, Mem>& factor, const BD& d, const BX& x,
+            const Info& info, const SolveOptions& opt = {}) {
+  const char* fn = factor.periodic() ? "kband::thomas(shared, periodic)" : "kband::thomas(shared)";
+  impl::ProfilingRegion region(fn);
+  using tx = impl::batch_traits<BX>;
+  static_assert(tx::is_batch, "kband: x must be a kband batch");
+  static_assert(std::is_same<impl::batch_value_t<BX>, T>::value,
+                "kband::thomas: the factor and x must have one value type");
+  impl::require_accessible<Kokkos::View<T*, Mem>, Exec>("factor");
+  impl::check_same_layout<BX, BD>(fn, "d");
+  const int nsys = tx::nsys(x), n = tx::n(x);
+  impl::require(factor.n() >= 1, impl::concat(fn, ": the factor is empty (default-constructed)"));
+  impl::require(n == factor.n(),
+                impl::concat(fn, ": x has n=", n, " rows but the factor was built for n=", factor.n()));
+  impl::check_batch(fn, "d", d, nsys, n);
+  impl::check_info(fn, info, nsys);
+  constexpr int W = impl::thomas_lanes<Exec, BX>::value;
+  constexpr int U = impl::thomas_unroll<Exec, BX>::value;
+  const impl::ThomasGeometry g = impl::thomas_geometry<Exec, T>(fn, nsys, n, W, 1, opt);
+  using Base = impl::ThomasBase<Exec, BX, T, W>;
+  Base base{nsys, n, g.scratch, {}, std::numeric_limits<T>::quiet_NaN()};
+  if (factor.periodic())
+    impl::launch_thomas(fn, exec, g,
+                        impl::ThomasShared<Exec, T, Mem, BD, BX, Info, W, U, true>(base, factor.data(), d, x, info));
+  else
+    impl::launch_thomas(fn, exec, g,
+                        impl::ThomasShared<Exec, T, Mem, BD, BX, Info, W, U, false>(base, factor.data(), d, x, info));
+}
+
+}  // namespace kband
