@@ -79,6 +79,29 @@ class GroupedBatch {
   int nsys_ = 0;
 };
 
+/// Host mirror of a GroupedBatch (the same storage when it is host memory).
+template <class T, int SZ, class M>
+GroupedBatch<T, SZ, Kokkos::HostSpace> create_mirror_view(const GroupedBatch<T, SZ, M>& b) {
+  return GroupedBatch<T, SZ, Kokkos::HostSpace>(Kokkos::create_mirror_view(b.view()), b.nsys());
+}
+
+/// Copies a whole GroupedBatch (padding included) between memory spaces.
+template <class T, int SZ, class M1, class M2>
+void deep_copy(const GroupedBatch<T, SZ, M1>& dst, const GroupedBatch<T, SZ, M2>& src) {
+  impl::require(dst.nsys() == src.nsys() && dst.n() == src.n(),
+                impl::concat("kband::deep_copy: GroupedBatch extents differ: (", dst.nsys(), ", ", dst.n(),
+                             ") vs (", src.nsys(), ", ", src.n(), ")"));
+  Kokkos::deep_copy(dst.view(), src.view());
+}
+
+template <class Exec, class T, int SZ, class M1, class M2>
+void deep_copy(const Exec& exec, const GroupedBatch<T, SZ, M1>& dst, const GroupedBatch<T, SZ, M2>& src) {
+  impl::require(dst.nsys() == src.nsys() && dst.n() == src.n(),
+                impl::concat("kband::deep_copy: GroupedBatch extents differ: (", dst.nsys(), ", ", dst.n(),
+                             ") vs (", src.nsys(), ", ", src.n(), ")"));
+  Kokkos::deep_copy(exec, dst.view(), src.view());
+}
+
 namespace impl {
 
 /// Uniform description of the three batch types.
