@@ -29,20 +29,21 @@ struct LaneStore {
 /// Offset of (s, row 0) and the row stride of the workspace, laid out like the batch.
 template <Layout L, int SZ>
 struct WorkspaceMap {
+  static constexpr int G = SZ > 0 ? SZ : 1;  // group width (grouped layout only)
   KOKKOS_INLINE_FUNCTION static size_t offset(int s, int nsys, int n) {
     if (L == Layout::Contiguous) return static_cast<size_t>(s) * n;
     if (L == Layout::Interleaved) return static_cast<size_t>(s);
-    return static_cast<size_t>(s / SZ) * n * SZ + s % SZ;
     (void)nsys;
+    return static_cast<size_t>(s / G) * n * G + s % G;
   }
   KOKKOS_INLINE_FUNCTION static size_t row_stride(int nsys, int n) {
     if (L == Layout::Contiguous) return 1;
     if (L == Layout::Interleaved) return static_cast<size_t>(nsys);
-    return SZ;
     (void)n;
+    return G;
   }
-  static size_t extent(int nsys, int n) {
-    if (L == Layout::Grouped) return static_cast<size_t>((nsys + SZ - 1) / SZ) * SZ * n;
+  KOKKOS_INLINE_FUNCTION static size_t extent(int nsys, int n) {
+    if (L == Layout::Grouped) return static_cast<size_t>((nsys + G - 1) / G) * G * n;
     return static_cast<size_t>(nsys) * n;
   }
 };
