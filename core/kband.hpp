@@ -4,3 +4,4 @@
 #include "kband_Core.hpp"
 #include "kband_Layouts.hpp"
 #include "kband_Thomas.hpp"
+#include "kband_PCR.hpp"

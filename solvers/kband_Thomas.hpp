@@ -80,9 +80,11 @@ ThomasGeometry thomas_geometry(const char* fn, int nsys, int n, int lanes, int n
       while (ts < 128 && per_thread * ts * 2 <= 48 * 1024) ts *= 2;
     }
     g.scratch_bytes = per_thread * ts;
-    require(g.scratch_bytes <= max_scratch,
+    const size_t max_scratch1 = Kokkos::TeamPolicy<Exec>::scratch_size_max(1);
+    g.scratch_level = g.scratch_bytes <= max_scratch ? 0 : 1;
+    require(g.scratch_bytes <= (g.scratch_level == 0 ? max_scratch : max_scratch1),
             concat(fn, ": Variant::Scratch needs ", g.scratch_bytes,
-                   " bytes of team scratch for n=", n, " but the backend offers ", max_scratch,
+                   " bytes of team scratch for n=", n, " but the backend offers ", max_scratch1,
                    "; use Variant::Global or a smaller team_size"));
     g.scratch = true;
   } else {
@@ -98,7 +100,7 @@ template <class Exec, class Functor>
 void launch_thomas(const char* label, const Exec& exec, const ThomasGeometry& g, const Functor& f) {
   if (g.nsys == 0) return;
   Kokkos::TeamPolicy<Exec> policy(exec, g.league, g.team_size);
-  if (g.scratch) policy.set_scratch_size(0, Kokkos::PerTeam(g.scratch_bytes));
+  if (g.scratch) policy.set_scratch_size(g.scratch_level, Kokkos::PerTeam(g.scratch_bytes));
   Kokkos::parallel_for(label, policy, f);
 }
 
@@ -147,7 +149,7 @@ void thomas_per_system(const char* fn, const Exec& exec, const BA& a, const BB& 
       ws = decltype(ws)(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, std::string("kband::thomas::ws")), need);
   }
   using Base = ThomasBase<Exec, BX, T, W>;
-  Base base{nsys, n, g.scratch, ws, std::numeric_limits<T>::quiet_NaN()};
+  Base base{nsys, n, g.scratch, g.scratch_level, ws, std::numeric_limits<T>::quiet_NaN()};
   launch_thomas(fn, exec, g,
                 ThomasPerSystem<Exec, BA, BB, BC, BD, BX, Info, W, U, Periodic>(base, a, b, c, d, x, info));
 }
@@ -258,7 +260,7 @@ void thomas(const Exec& exec, const TridiagonalFactor<T, Mem>& factor, const BD&
   constexpr int U = impl::thomas_unroll<Exec, BX>::value;
   const impl::ThomasGeometry g = impl::thomas_geometry<Exec, T>(fn, nsys, n, W, 1, opt);
   using Base = impl::ThomasBase<Exec, BX, T, W>;
-  Base base{nsys, n, g.scratch, {}, std::numeric_limits<T>::quiet_NaN()};
+  Base base{nsys, n, g.scratch, g.scratch_level, {}, std::numeric_limits<T>::quiet_NaN()};
   if (factor.periodic())
     impl::launch_thomas(fn, exec, g,
                         impl::ThomasShared<Exec, T, Mem, BD, BX, Info, W, U, true>(base, factor.data(), d, x, info));

@@ -55,7 +55,8 @@ struct ThomasGeometry {
   int team_size = 1;   // threads per team
   int league = 0;
   bool scratch = false;
-  int nbuf = 0;        // intermediate arrays per lane
+  int scratch_level = 0;  // 0: on-chip team scratch; 1: the backend's larger, slower level
+  int nbuf = 0;           // intermediate arrays per lane
   size_t scratch_bytes = 0;
 };
 
@@ -67,6 +68,7 @@ struct ThomasBase {
 
   int nsys, n;
   bool scratch;
+  int level;                                        // scratch level
   Kokkos::View<T*, typename tr::memory_space> ws;  // Global variant only
   T nan;
 
@@ -82,7 +84,7 @@ struct ThomasBase {
     LaneStore<T> st;
     if (scratch) {
       const size_t slots = static_cast<size_t>(m.team_size()) * W;
-      T* sc = static_cast<T*>(m.team_scratch(0).get_shmem(slots * n * nbuf * sizeof(T)));
+      T* sc = static_cast<T*>(m.team_scratch(level).get_shmem(slots * n * nbuf * sizeof(T)));
       st.base = sc + static_cast<size_t>(m.team_rank()) * W;
       st.lane = 1;
       st.row = slots;

@@ -1,0 +1,337 @@
+// kband-bench: test problems, layout helpers and host-side verification.
+//
+// Every input value is a pure function of (seed, system, row) (a splitmix64
+// hash), so device kernels generate the data and the host regenerates exactly
+// the same values when it checks residuals; no host copy of the inputs is kept.
+//
+// The matrices are symmetric, strictly diagonally dominant with a positive
+// diagonal (hence SPD), so one data set is valid input for kband's Thomas, for
+// cuSPARSE gtsv (general tridiagonal) and for Kokkos Kernels' pttrf/pttrs (SPD):
+//   off(s, j)  in [-1, 1)            coupling of rows j and j+1 (cyclically)
+//   a(s, j)  = off(s, j-1)            a(s, 0)   = periodic ? off(s, n-1) : 0
+//   c(s, j)  = off(s, j)              c(s, n-1) = periodic ? off(s, n-1) : 0
+//   b(s, j)  = 1 + u + |a(s,j)| + |c(s,j)|, u in [0, 1)
+//   d(s, j)  in [-1, 1)
+// Non-periodic data has zero corners, which is what cuSPARSE requires
+// (dl[0] = du[n-1] = 0) and what kband ignores.
+#pragma once
+
+#include <kband.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+namespace kband_bench {
+
+using Exec = Kokkos::DefaultExecutionSpace;
+using Mem = Exec::memory_space;
+constexpr int kSZ = kband::default_sz<Exec>::value;
+using Index = Kokkos::IndexType<std::int64_t>;
+using Policy = Kokkos::RangePolicy<Exec, Index>;
+
+// ---------------------------------------------------------------------------
+// Deterministic data
+// ---------------------------------------------------------------------------
+KOKKOS_INLINE_FUNCTION std::uint64_t mix64(std::uint64_t z) {
+  z += 0x9e3779b97f4a7c15ull;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+struct Gen {
+  static constexpr std::int64_t kShared = -1;  // "system" index of shared coefficients
+  std::uint64_t seed = 1;
+  int n = 0;
+  bool periodic = false;
+
+  KOKKOS_INLINE_FUNCTION double u01(std::int64_t s, int j, int which) const {
+    const std::uint64_t h =
+        mix64(seed ^ mix64(static_cast<std::uint64_t>(s) * 4 + static_cast<std::uint64_t>(which)) ^
+              (static_cast<std::uint64_t>(j) << 40));
+    return static_cast<double>(h >> 11) * (1.0 / 9007199254740992.0);
+  }
+  KOKKOS_INLINE_FUNCTION double off(std::int64_t s, int j) const { return 2.0 * u01(s, j, 0) - 1.0; }
+  KOKKOS_INLINE_FUNCTION double a(std::int64_t s, int j) const {
+    return j == 0 ? (periodic ? off(s, n - 1) : 0.0) : off(s, j - 1);
+  }
+  KOKKOS_INLINE_FUNCTION double c(std::int64_t s, int j) const {
+    return j == n - 1 ? (periodic ? off(s, n - 1) : 0.0) : off(s, j);
+  }
+  KOKKOS_INLINE_FUNCTION double b(std::int64_t s, int j) const {
+    const double aa = a(s, j), cc = c(s, j);
+    return 1.0 + u01(s, j, 1) + (aa < 0 ? -aa : aa) + (cc < 0 ? -cc : cc);
+  }
+  KOKKOS_INLINE_FUNCTION double d(std::int64_t s, int j) const { return 2.0 * u01(s, j, 2) - 1.0; }
+};
+
+// ---------------------------------------------------------------------------
+// The three layouts, behind one interface
+// ---------------------------------------------------------------------------
+template <class T, kband::Layout L>
+struct LayoutOps;
+
+template <class T>
+struct LayoutOps<T, kband::Layout::Contiguous> {
+  using batch = kband::ContiguousBatch<T, Mem>;
+  static constexpr kband::Layout layout = kband::Layout::Contiguous;
+  static batch alloc(const std::string& l, int nsys, int n) {
+    return batch(Kokkos::view_alloc(Kokkos::WithoutInitializing, l), nsys, n);
+  }
+  static const batch& raw(const batch& b) { return b; }
+  static std::size_t flat(int nsys, int n) { return static_cast<std::size_t>(nsys) * n; }
+  KOKKOS_INLINE_FUNCTION static bool decode(std::int64_t k, int /*nsys*/, int n, int& s, int& j) {
+    s = static_cast<int>(k / n);
+    j = static_cast<int>(k % n);
+    return true;
+  }
+  KOKKOS_INLINE_FUNCTION static auto row(const batch& b, int s) { return Kokkos::subview(b, s, Kokkos::ALL()); }
+  KOKKOS_INLINE_FUNCTION static auto row_head(const batch& b, int s, int len) {
+    return Kokkos::subview(b, s, Kokkos::pair<int, int>(0, len));
+  }
+};
+
+template <class T>
+struct LayoutOps<T, kband::Layout::Interleaved> {
+  using batch = kband::InterleavedBatch<T, Mem>;
+  static constexpr kband::Layout layout = kband::Layout::Interleaved;
+  static batch alloc(const std::string& l, int nsys, int n) {
+    return batch(Kokkos::view_alloc(Kokkos::WithoutInitializing, l), nsys, n);
+  }
+  static const batch& raw(const batch& b) { return b; }
+  static std::size_t flat(int nsys, int n) { return static_cast<std::size_t>(nsys) * n; }
+  KOKKOS_INLINE_FUNCTION static bool decode(std::int64_t k, int nsys, int /*n*/, int& s, int& j) {
+    s = static_cast<int>(k % nsys);
+    j = static_cast<int>(k / nsys);
+    return true;
+  }
+  KOKKOS_INLINE_FUNCTION static auto row(const batch& b, int s) { return Kokkos::subview(b, s, Kokkos::ALL()); }
+  KOKKOS_INLINE_FUNCTION static auto row_head(const batch& b, int s, int len) {
+    return Kokkos::subview(b, s, Kokkos::pair<int, int>(0, len));
+  }
+};
+
+template <class T>
+struct LayoutOps<T, kband::Layout::Grouped> {
+  using batch = kband::GroupedBatch<T, kSZ, Mem>;
+  static constexpr kband::Layout layout = kband::Layout::Grouped;
+  static batch alloc(const std::string& l, int nsys, int n) { return batch(l, nsys, n); }
+  static const typename batch::view_type& raw(const batch& b) { return b.view(); }
+  static std::size_t flat(int nsys, int n) {
+    return static_cast<std::size_t>(batch::groups_for(nsys)) * kSZ * n;
+  }
+  KOKKOS_INLINE_FUNCTION static bool decode(std::int64_t k, int nsys, int n, int& s, int& j) {
+    const std::int64_t g = k / (static_cast<std::int64_t>(n) * kSZ);
+    j = static_cast<int>((k / kSZ) % n);
+    s = static_cast<int>(g * kSZ + k % kSZ);
+    return s < nsys;
+  }
+  KOKKOS_INLINE_FUNCTION static auto row(const batch& b, int s) {
+    return Kokkos::subview(b.view(), s / kSZ, Kokkos::ALL(), s % kSZ);
+  }
+  KOKKOS_INLINE_FUNCTION static auto row_head(const batch& b, int s, int len) {
+    return Kokkos::subview(b.view(), s / kSZ, Kokkos::pair<int, int>(0, len), s % kSZ);
+  }
+};
+
+// ---------------------------------------------------------------------------
+// Fill kernels
+// ---------------------------------------------------------------------------
+template <class T, class Ops>
+struct FillSystems {
+  typename Ops::batch a, b, c, d;
+  Gen g;
+  int nsys, n;
+  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t k) const {
+    int s, j;
+    if (!Ops::decode(k, nsys, n, s, j)) return;
+    a(s, j) = static_cast<T>(g.a(s, j));
+    b(s, j) = static_cast<T>(g.b(s, j));
+    c(s, j) = static_cast<T>(g.c(s, j));
+    d(s, j) = static_cast<T>(g.d(s, j));
+  }
+};
+
+/// Rewrites the entries that differ between periodic and non-periodic data.
+template <class T, class Ops>
+struct SetCorners {
+  typename Ops::batch a, b, c;
+  Gen g;
+  int n;
+  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t k) const {
+    const int s = static_cast<int>(k);
+    a(s, 0) = static_cast<T>(g.a(s, 0));
+    b(s, 0) = static_cast<T>(g.b(s, 0));
+    b(s, n - 1) = static_cast<T>(g.b(s, n - 1));
+    c(s, n - 1) = static_cast<T>(g.c(s, n - 1));
+  }
+};
+
+template <class T>
+struct FillShared {
+  Kokkos::View<T*, Mem> a, b, c;
+  Gen g;
+  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t j) const {
+    const int jj = static_cast<int>(j);
+    a(jj) = static_cast<T>(g.a(Gen::kShared, jj));
+    b(jj) = static_cast<T>(g.b(Gen::kShared, jj));
+    c(jj) = static_cast<T>(g.c(Gen::kShared, jj));
+  }
+};
+
+/// Copies the shared matrix into per-system coefficient batches (for peers
+/// that only take per-system coefficients).
+template <class T, class Ops>
+struct BroadcastShared {
+  typename Ops::batch a, b, c;
+  Kokkos::View<T*, Mem> sa, sb, sc;
+  int nsys, n;
+  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t k) const {
+    int s, j;
+    if (!Ops::decode(k, nsys, n, s, j)) return;
+    a(s, j) = sa(j);
+    b(s, j) = sb(j);
+    c(s, j) = sc(j);
+  }
+};
+
+// ---------------------------------------------------------------------------
+// Verification: a device-side scan of every output for non-finite values (the
+// outputs are poisoned with NaN before timing) and for non-zero info, then the
+// rows of a sample of systems are gathered, copied to the host and their
+// residuals computed there in double with the regenerated coefficients.
+// ---------------------------------------------------------------------------
+
+/// Decoder for the x-direction lines of a LayoutLeft field (i fastest).
+struct LineOps {
+  KOKKOS_INLINE_FUNCTION static bool decode(std::int64_t k, int /*nsys*/, int n, int& s, int& j) {
+    s = static_cast<int>(k / n);
+    j = static_cast<int>(k % n);
+    return true;
+  }
+};
+
+/// (s, j) accessor of the x-lines of a field f(i, j, k) with extents (n, ny, nz).
+template <class T>
+struct FieldLines {
+  Kokkos::View<T***, Kokkos::LayoutLeft, Mem> f;
+  int ny;
+  KOKKOS_INLINE_FUNCTION T& operator()(const int s, const int j) const { return f(j, s % ny, s / ny); }
+};
+
+template <class Acc, class Dec>
+struct CountNonFinite {
+  Acc x;
+  int nsys, n;
+  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t k, long long& bad) const {
+    int s, j;
+    if (!Dec::decode(k, nsys, n, s, j)) return;
+    const auto v = x(s, j);
+    if (!(v - v == 0)) ++bad;  // NaN and +-inf fail
+  }
+};
+
+struct CountNonZero {
+  Kokkos::View<int*, Mem> info;
+  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t s, long long& bad) const {
+    if (info(s) != 0) ++bad;
+  }
+};
+
+template <class T, class Acc>
+struct GatherRows {
+  Acc x;
+  Kokkos::View<int*, Mem> sys;
+  Kokkos::View<T**, Kokkos::LayoutRight, Mem> out;
+  int n;
+  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t k) const {
+    const int i = static_cast<int>(k / n), j = static_cast<int>(k % n);
+    out(i, j) = x(sys(i), j);
+  }
+};
+
+struct CheckResult {
+  bool ok = true;
+  double max_rel_residual = 0;
+  std::string msg;
+};
+
+/// Systems whose residual is checked: first, last, middle and pseudo-random ones.
+inline std::vector<int> sample_systems(int nsys, int count = 29) {
+  std::vector<int> s{0, nsys - 1, nsys / 2};
+  for (int i = 0; i < count; ++i) s.push_back(static_cast<int>(mix64(977 + i) % static_cast<std::uint64_t>(nsys)));
+  std::sort(s.begin(), s.end());
+  s.erase(std::unique(s.begin(), s.end()), s.end());
+  return s;
+}
+
+/// Checks the solution held by accessor `x` (nsys systems of n rows, memory
+/// order given by Dec) of the systems generated by `g`; shared == true: every
+/// system has the matrix of Gen::kShared. `info`, when non-empty, must be 0.
+template <class T, class Dec, class Acc>
+CheckResult check_solution(const Exec& exec, const Acc& x, std::size_t flat, int nsys, int n, const Gen& g,
+                           bool shared, const Kokkos::View<int*, Mem>& info) {
+  CheckResult r;
+  long long bad = 0;
+  Kokkos::parallel_reduce("kband_bench::count_nonfinite", Policy(exec, 0, static_cast<std::int64_t>(flat)),
+                          CountNonFinite<Acc, Dec>{x, nsys, n}, bad);
+  if (bad) {
+    r.ok = false;
+    r.msg = kband::impl::concat(bad, " of ", static_cast<long long>(nsys) * n, " outputs are not finite");
+    return r;
+  }
+  if (info.extent(0) > 0) {
+    long long nz = 0;
+    Kokkos::parallel_reduce("kband_bench::count_info", Policy(exec, 0, static_cast<std::int64_t>(info.extent(0))),
+                            CountNonZero{info}, nz);
+    if (nz) {
+      r.ok = false;
+      r.msg = kband::impl::concat(nz, " systems report info != 0");
+      return r;
+    }
+  }
+  const std::vector<int> smp = sample_systems(nsys);
+  const int ns = static_cast<int>(smp.size());
+  Kokkos::View<int*, Mem> sys("kband_bench::sample", ns);
+  {
+    auto h = Kokkos::create_mirror_view(sys);
+    for (int i = 0; i < ns; ++i) h(i) = smp[i];
+    Kokkos::deep_copy(sys, h);
+  }
+  Kokkos::View<T**, Kokkos::LayoutRight, Mem> rows("kband_bench::sample_rows", ns, n);
+  Kokkos::parallel_for("kband_bench::gather", Policy(exec, 0, static_cast<std::int64_t>(ns) * n),
+                       GatherRows<T, Acc>{x, sys, rows, n});
+  auto X = Kokkos::create_mirror_view(rows);
+  Kokkos::deep_copy(X, rows);  // fences
+  const double tol = 1000.0 * static_cast<double>(std::numeric_limits<T>::epsilon());
+  for (int i = 0; i < ns; ++i) {
+    const int s = smp[i];
+    const std::int64_t ms = shared ? Gen::kShared : s;
+    double rmax = 0, dmax = 0;
+    for (int j = 0; j < n; ++j) {
+      const double aj = static_cast<T>(g.a(ms, j)), bj = static_cast<T>(g.b(ms, j)),
+                   cj = static_cast<T>(g.c(ms, j)), dj = static_cast<T>(g.d(s, j));
+      const int jm = j > 0 ? j - 1 : (g.periodic ? n - 1 : -1);
+      const int jp = j < n - 1 ? j + 1 : (g.periodic ? 0 : -1);
+      double ax = bj * static_cast<double>(X(i, j));
+      if (jm >= 0) ax += aj * static_cast<double>(X(i, jm));
+      if (jp >= 0) ax += cj * static_cast<double>(X(i, jp));
+      rmax = std::max(rmax, std::fabs(ax - dj));
+      dmax = std::max(dmax, std::fabs(dj));
+    }
+    const double rel = rmax / (dmax > 0 ? dmax : 1.0);
+    r.max_rel_residual = std::max(r.max_rel_residual, rel);
+    if (!(rel <= tol)) {
+      r.ok = false;
+      r.msg = kband::impl::concat("system ", s, ": relative residual ", rel, " > tolerance ", tol);
+      return r;
+    }
+  }
+  return r;
+}
+
+}  // namespace kband_bench

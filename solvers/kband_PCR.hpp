@@ -1,0 +1,156 @@
+// Batched parallel cyclic reduction (PCR) for tridiagonal systems.
+//
+//   kband::pcr(exec, a, b, c, d, x, info[, opts])   per-system coefficients
+//   kband::PCRFactor f(exec, a, b, c);                shared coefficients,
+//   kband::pcr(exec, f, d, x, info[, opts])           factored once
+//
+// Same conventions as kband::thomas (a(s,0), c(s,n-1) ignored; x may alias d;
+// info(s) = k > 0 names a row whose reduced diagonal was zero or not finite,
+// x(s,:) is then NaN). Rows live in team scratch memory, so n is bounded by
+// the backend's scratch size (kband::Error names the limit).
+//
+// PCR does not pivot. It is stable for diagonally dominant systems (the
+// off-diagonals shrink every step) and in practice for SPD systems; use
+// Thomas or a pivoting solver for general matrices.
+#pragma once
+
+#include "impl/kband_PCR_impl.hpp"
+#include "kband_Thomas.hpp"
+
+namespace kband {
+namespace impl {
+
+template <class Exec>
+PCRGeometry pcr_geometry(const char* fn, int nsys, int n, size_t bytes_per_system,
+                         const SolveOptions& opt) {
+  PCRGeometry g;
+  g.nsys = nsys;
+  g.n = n;
+  g.steps = ceil_log2(n);
+  const bool device = is_device_exec<Exec>::value;
+  int ts = 1;
+  if (device) ts = opt.team_size > 0 ? opt.team_size : (n >= 256 ? 256 : (n >= 64 ? 128 : 64));
+  g.ns = n < ts ? n : ts;
+  g.per_team = ts / g.ns;
+  g.team_size = ts;
+  const size_t max_scratch = Kokkos::TeamPolicy<Exec>::scratch_size_max(0);
+  // shrink the number of systems per team until the scratch fits
+  while (g.per_team > 1 && g.per_team * bytes_per_system > max_scratch) --g.per_team;
+  g.scratch_bytes = g.per_team * bytes_per_system;
+  // rows stay on chip (level 0) when they fit, else in the backend's level-1 scratch
+  const size_t max_scratch1 = Kokkos::TeamPolicy<Exec>::scratch_size_max(1);
+  g.scratch_level = g.scratch_bytes <= max_scratch ? 0 : 1;
+  require(g.scratch_bytes <= (g.scratch_level == 0 ? max_scratch : max_scratch1),
+          concat(fn, ": n=", n, " needs ", g.scratch_bytes, " bytes of team scratch but the backend offers ",
+                 max_scratch1, "; use kband::thomas (or solve_tridiagonal) for systems this long"));
+  g.league = static_cast<int>((static_cast<long>(nsys) + g.per_team - 1) / g.per_team);
+  return g;
+}
+
+template <class Exec, class Functor>
+void launch_pcr(const char* label, const Exec& exec, const PCRGeometry& g, const Functor& f) {
+  if (g.nsys == 0) return;
+  Kokkos::TeamPolicy<Exec> policy(exec, g.league, g.team_size);
+  policy.set_scratch_size(g.scratch_level, Kokkos::PerTeam(g.scratch_bytes));
+  Kokkos::parallel_for(label, policy, f);
+}
+
+}  // namespace impl
+
+template <class Exec, class BA, class BB, class BC, class BD, class BX, class Info>
+void pcr(const Exec& exec, const BA& a, const BB& b, const BC& c, const BD& d, const BX& x,
+         const Info& info, const SolveOptions& opt = {}) {
+  const char* fn = "kband::pcr";
+  impl::ProfilingRegion region(fn);
+  using T = impl::batch_value_t<BX>;
+  using tx = impl::batch_traits<BX>;
+  static_assert(tx::is_batch, "kband: x must be a kband batch");
+  static_assert(std::is_same<T, float>::value || std::is_same<T, double>::value,
+                "kband: float and double are supported");
+  impl::require_accessible<Kokkos::View<T*, typename tx::memory_space>, Exec>("x");
+  impl::check_same_layout<BX, BA>(fn, "a");
+  impl::check_same_layout<BX, BB>(fn, "b");
+  impl::check_same_layout<BX, BC>(fn, "c");
+  impl::check_same_layout<BX, BD>(fn, "d");
+  const int nsys = tx::nsys(x), n = tx::n(x);
+  impl::require(n >= 1, impl::concat(fn, ": n=", n, " rows, the minimum is 1"));
+  impl::check_batch(fn, "a", a, nsys, n);
+  impl::check_batch(fn, "b", b, nsys, n);
+  impl::check_batch(fn, "c", c, nsys, n);
+  impl::check_batch(fn, "d", d, nsys, n);
+  impl::check_info(fn, info, nsys);
+  using K = impl::PCRPerSystem<Exec, BA, BB, BC, BD, BX, Info>;
+  const impl::PCRGeometry g = impl::pcr_geometry<Exec>(fn, nsys, n, K::bytes_per_system(n), opt);
+  impl::launch_pcr(fn, exec, g, K{a, b, c, d, x, info, g, std::numeric_limits<T>::quiet_NaN()});
+}
+
+/// A tridiagonal matrix shared by all systems, with the PCR multipliers of
+/// every reduction step computed once (one device thread, no fence).
+template <class T, class MemSpace = Kokkos::DefaultExecutionSpace::memory_space>
+class PCRFactor {
+ public:
+  using value_type = T;
+  using memory_space = MemSpace;
+  PCRFactor() = default;
+
+  template <class Exec, class VA, class VB, class VC>
+  PCRFactor(const Exec& exec, const VA& a, const VB& b, const VC& c) {
+    impl::ProfilingRegion region("kband::PCRFactor");
+    static_assert(VA::rank == 1 && VB::rank == 1 && VC::rank == 1,
+                  "kband::PCRFactor: a, b, c must be rank-1 Views");
+    impl::require_accessible<VA, Exec>("a");
+    impl::require_accessible<VB, Exec>("b");
+    impl::require_accessible<VC, Exec>("c");
+    const int n = static_cast<int>(b.extent(0));
+    impl::require(n >= 1, impl::concat("kband::PCRFactor: n=", n, ", the minimum is 1"));
+    impl::require(static_cast<int>(a.extent(0)) == n && static_cast<int>(c.extent(0)) == n,
+                  impl::concat("kband::PCRFactor: a, b, c must have one length; got ", a.extent(0), ", ",
+                               b.extent(0), ", ", c.extent(0)));
+    f_.n = n;
+    f_.steps = impl::ceil_log2(n);
+    using V2 = Kokkos::View<T**, Kokkos::LayoutRight, MemSpace>;
+    const auto noinit = [&](const char* l) { return Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, std::string(l)); };
+    f_.k1 = V2(noinit("kband::pcr_factor::k1"), f_.steps, n);
+    f_.k2 = V2(noinit("kband::pcr_factor::k2"), f_.steps, n);
+    f_.rb = Kokkos::View<T*, MemSpace>(noinit("kband::pcr_factor::rb"), n);
+    f_.info = Kokkos::View<int, MemSpace>(Kokkos::view_alloc(exec, std::string("kband::pcr_factor::info")));
+    V2 work(noinit("kband::pcr_factor::work"), 2, 3 * n);
+    Kokkos::parallel_for("kband::PCRFactor", Kokkos::RangePolicy<Exec>(exec, 0, 1),
+                         impl::PCRFactorKernel<T, MemSpace, VA, VB, VC>{f_, work, a, b, c});
+  }
+
+  int n() const { return f_.n; }
+  /// 0, or the 1-based row whose reduced diagonal failed. Fences.
+  int info() const {
+    int v = 0;
+    Kokkos::deep_copy(v, f_.info);
+    return v;
+  }
+  const impl::PCRFactorData<T, MemSpace>& data() const { return f_; }
+
+ private:
+  impl::PCRFactorData<T, MemSpace> f_;
+};
+
+template <class Exec, class T, class Mem, class BD, class BX, class Info>
+void pcr(const Exec& exec, const PCRFactor<T, Mem>& factor, const BD& d, const BX& x, const Info& info,
+         const SolveOptions& opt = {}) {
+  const char* fn = "kband::pcr(shared)";
+  impl::ProfilingRegion region(fn);
+  using tx = impl::batch_traits<BX>;
+  static_assert(tx::is_batch, "kband: x must be a kband batch");
+  static_assert(std::is_same<impl::batch_value_t<BX>, T>::value,
+                "kband::pcr: the factor and x must have one value type");
+  impl::check_same_layout<BX, BD>(fn, "d");
+  const int nsys = tx::nsys(x), n = tx::n(x);
+  impl::require(factor.n() >= 1, impl::concat(fn, ": the factor is empty (default-constructed)"));
+  impl::require(n == factor.n(),
+                impl::concat(fn, ": x has n=", n, " rows but the factor was built for n=", factor.n()));
+  impl::check_batch(fn, "d", d, nsys, n);
+  impl::check_info(fn, info, nsys);
+  using K = impl::PCRShared<Exec, T, Mem, BD, BX, Info>;
+  const impl::PCRGeometry g = impl::pcr_geometry<Exec>(fn, nsys, n, K::bytes_per_system(n), opt);
+  impl::launch_pcr(fn, exec, g, K{factor.data(), d, x, info, g, std::numeric_limits<T>::quiet_NaN()});
+}
+
+}  // namespace kband

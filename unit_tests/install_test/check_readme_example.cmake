@@ -1,0 +1,26 @@
+# Checks that README.md shows examples/thomas_example.cpp verbatim: the code block
+# following the line "<!-- example: examples/thomas_example.cpp -->".
+#   cmake -DREADME=<README.md> -DEXAMPLE=<thomas_example.cpp> -P check_readme_example.cmake
+cmake_minimum_required(VERSION 3.16...4.1)
+file(READ "${README}" _readme)
+file(READ "${EXAMPLE}" _example)
+set(_marker "<!-- example: examples/thomas_example.cpp -->\n```cpp\n")
+string(FIND "${_readme}" "${_marker}" _pos)
+if(_pos LESS 0)
+  message(FATAL_ERROR "README.md: marker line and ```cpp block for examples/thomas_example.cpp not found")
+endif()
+string(LENGTH "${_marker}" _len)
+math(EXPR _pos "${_pos} + ${_len}")
+string(SUBSTRING "${_readme}" ${_pos} -1 _rest)
+string(FIND "${_rest}" "\n```" _end)
+if(_end LESS 0)
+  message(FATAL_ERROR "README.md: the example's code block is not closed")
+endif()
+math(EXPR _end "${_end} + 1")
+string(SUBSTRING "${_rest}" 0 ${_end} _shown)
+if(NOT _shown STREQUAL _example)
+  file(WRITE "${CMAKE_CURRENT_BINARY_DIR}/readme_example_shown.cpp" "${_shown}")
+  message(FATAL_ERROR "README.md's example differs from ${EXAMPLE}; the README shows what was "
+                      "written to ${CMAKE_CURRENT_BINARY_DIR}/readme_example_shown.cpp. Update README.md.")
+endif()
+message(STATUS "README.md shows ${EXAMPLE} verbatim")

@@ -1,0 +1,557 @@
+// Shared helpers of the kband unit tests.
+//
+// Portability rules (the same sources run on Serial and on CUDA, where device
+// memory is not host-accessible): Views live in the default memory space, are
+// filled and read only through host mirrors (Kokkos::create_mirror_view /
+// kband::create_mirror_view + deep_copy), every kband call gets an execution
+// space instance and is followed by a fence. No device lambdas are used.
+#pragma once
+
+#include <kband.hpp>
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <initializer_list>
+#include <limits>
+#include <map>
+#include <random>
+#include <sstream>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "kband_test_reference.hpp"
+
+namespace kband_test {
+
+using Exec = Kokkos::DefaultExecutionSpace;
+
+/// SZ of kband's default GroupedBatch (8 on CPUs, 32 on GPUs) and a second SZ
+/// that every suite instantiates too.
+constexpr int kSZ = kband::default_sz<>::value;
+constexpr int kOtherSZ = kSZ == 4 ? 8 : 4;
+
+// ---------------------------------------------------------------------------
+// Accuracy bounds: ||x - xref||_inf / ||xref||_inf against the long double
+// dense LU reference. Observed maxima on Serial (Kokkos 3.4, g++ 12, -O3) over
+// the whole sweep are quoted; the bounds keep >= 100x margin for other
+// backends' rounding (FMA contraction on GPUs) while still catching any real
+// defect (a wrong row, a lost correction term, ...), which gives errors O(1).
+//
+//  * dominant: |b| >= |a| + |c| + 0.5 (rows strictly diagonally dominant).
+//    Thomas is backward stable; error ~ n * eps.
+//  * general : a, c uniform in [-1, 1], |b| uniform in [0.5, 1.5] with a
+//    random sign -- not diagonally dominant, so the unpivoted Thomas
+//    recurrence may meet small pivots. With the fixed seeds of this suite all
+//    systems are well enough conditioned that unpivoted Thomas (and the
+//    Sherman-Morrison periodic variant with gamma = -b0) still meets the bound.
+// ---------------------------------------------------------------------------
+template <class T>
+struct Tol;
+template <>
+struct Tol<double> {
+  static constexpr double dominant = 1e-12;  // observed max ~4e-16
+  static constexpr double general = 1e-9;    // observed max ~1e-12
+};
+template <>
+struct Tol<float> {
+  static constexpr double dominant = 1e-4;  // observed max ~3e-7
+  static constexpr double general = 1e-3;  // observed max ~1e-4
+};
+
+inline const char* type_name(float) { return "float"; }
+inline const char* type_name(double) { return "double"; }
+
+// ---------------------------------------------------------------------------
+// Statistics printed by main() at the end of the run.
+// ---------------------------------------------------------------------------
+struct RunStats {
+  std::map<std::string, double> max_err;  // key: "<type> <family> <solver>"
+  long solves = 0;
+  long scratch_refusals = 0;  // Variant::Scratch refused with a kband::Error
+  std::string first_scratch_refusal;
+};
+inline RunStats& stats() {
+  static RunStats s;
+  return s;
+}
+inline void record_error(const std::string& key, double e) {
+  auto it = stats().max_err.find(key);
+  if (it == stats().max_err.end() || e > it->second) stats().max_err[key] = e;
+}
+
+// ---------------------------------------------------------------------------
+// Deterministic random numbers (own mapping, so identical on every platform).
+// ---------------------------------------------------------------------------
+inline std::uint64_t mix_seed(std::initializer_list<std::uint64_t> parts) {
+  std::uint64_t h = 0x9E3779B97F4A7C15ull;
+  for (std::uint64_t p : parts) {
+    h ^= p + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
+    h ^= h >> 31;
+    h *= 0xBF58476D1CE4E5B9ull;
+    h ^= h >> 29;
+  }
+  return h;
+}
+
+class Rng {
+ public:
+  explicit Rng(std::uint64_t seed) : g_(seed) {}
+  double uniform(double lo, double hi) {
+    return lo + (hi - lo) * (static_cast<double>(g_() >> 11) * (1.0 / 9007199254740992.0));
+  }
+  double sign() { return (g_() >> 63) ? -1.0 : 1.0; }
+  std::uint64_t bits() { return g_(); }
+
+ private:
+  std::mt19937_64 g_;
+};
+
+template <class T>
+bool same_bits(const T& x, const T& y) {
+  return std::memcmp(&x, &y, sizeof(T)) == 0;
+}
+
+template <class T>
+T nan_value() {
+  return std::numeric_limits<T>::quiet_NaN();
+}
+/// Written into GroupedBatch padding slots; must survive every kband call.
+template <class T>
+T pad_sentinel() {
+  return T(-31415.25);
+}
+constexpr int kInfoPoison = -777;
+
+// ---------------------------------------------------------------------------
+// Layout tags and typed-test configurations.
+// ---------------------------------------------------------------------------
+struct ContiguousTag;
+struct InterleavedTag;
+template <int SZ>
+struct GroupedTag;
+
+struct ContiguousTag {
+  template <class T>
+  using batch = kband::ContiguousBatch<T>;
+  using other = InterleavedTag;  // a different layout, for mismatch tests
+  static constexpr int sz = kSZ;
+  static std::string name() { return "Contiguous"; }
+};
+struct InterleavedTag {
+  template <class T>
+  using batch = kband::InterleavedBatch<T>;
+  using other = ContiguousTag;
+  static constexpr int sz = kSZ;
+  static std::string name() { return "Interleaved"; }
+};
+template <int SZ>
+struct GroupedTag {
+  template <class T>
+  using batch = kband::GroupedBatch<T, SZ>;
+  using other = GroupedTag<SZ == kSZ ? kOtherSZ : kSZ>;  // same layout, another SZ
+  static constexpr int sz = SZ;
+  static std::string name() { return "Grouped" + std::to_string(SZ); }
+};
+
+template <class T, class L>
+struct Cfg {
+  using value_type = T;
+  using layout = L;
+  static std::string name() { return L::name() + "_" + type_name(T()); }
+};
+struct CfgNames {
+  template <class C>
+  static std::string GetName(int) {
+    return C::name();
+  }
+};
+
+/// Every layout in float and double, plus a second SZ.
+using AllConfigs =
+    ::testing::Types<Cfg<double, ContiguousTag>, Cfg<double, InterleavedTag>, Cfg<double, GroupedTag<kSZ>>,
+                     Cfg<double, GroupedTag<kOtherSZ>>, Cfg<float, ContiguousTag>, Cfg<float, InterleavedTag>,
+                     Cfg<float, GroupedTag<kSZ>>, Cfg<float, GroupedTag<kOtherSZ>>>;
+
+inline const std::vector<int>& n_list() {
+  static const std::vector<int> v{1, 2, 3, 5, 7, 32, 33, 100, 1000};
+  return v;
+}
+inline std::vector<int> nsys_list(int sz) {
+  std::vector<int> v{1, 7};
+  for (int s : {sz, sz + 1, 3 * sz - 1})
+    if (s != 1 && s != 7) v.push_back(s);
+  return v;
+}
+
+// ---------------------------------------------------------------------------
+// Host access to the three batch types (through mirrors).
+// ---------------------------------------------------------------------------
+template <class B>
+struct Host;
+
+template <class T, class... P>
+struct Host<Kokkos::View<T**, P...>> {
+  using dev_type = Kokkos::View<T**, P...>;
+  using host_type = decltype(Kokkos::create_mirror_view(std::declval<const dev_type&>()));
+  using value_type = T;
+  dev_type dev;
+  host_type h;
+  explicit Host(const dev_type& d) : dev(d), h(Kokkos::create_mirror_view(d)) {}
+  void to_device() const { Kokkos::deep_copy(dev, h); }
+  void to_host() const { Kokkos::deep_copy(h, dev); }
+  int nsys() const { return static_cast<int>(dev.extent(0)); }
+  int n() const { return static_cast<int>(dev.extent(1)); }
+  int slots() const { return nsys(); }  // systems including padding
+  T& operator()(int s, int j) const { return h(s, j); }
+};
+
+template <class T, int SZ, class M>
+struct Host<kband::GroupedBatch<T, SZ, M>> {
+  using dev_type = kband::GroupedBatch<T, SZ, M>;
+  using host_type = kband::GroupedBatch<T, SZ, Kokkos::HostSpace>;
+  using value_type = T;
+  dev_type dev;
+  host_type h;
+  explicit Host(const dev_type& d) : dev(d), h(kband::create_mirror_view(d)) {}
+  void to_device() const { kband::deep_copy(dev, h); }
+  void to_host() const { kband::deep_copy(h, dev); }
+  int nsys() const { return dev.nsys(); }
+  int n() const { return dev.n(); }
+  int slots() const { return dev.ngroups() * SZ; }
+  T& operator()(int s, int j) const { return h.view()(s / SZ, j, s % SZ); }
+};
+
+template <class B>
+Host<B> host_of(const B& b) {
+  return Host<B>(b);
+}
+
+/// Sets every real system row to `value` and every padding slot to the sentinel.
+template <class H>
+void poison(const H& x, typename H::value_type value) {
+  using T = typename H::value_type;
+  for (int s = 0; s < x.slots(); ++s)
+    for (int j = 0; j < x.n(); ++j) x(s, j) = s < x.nsys() ? value : pad_sentinel<T>();
+}
+
+/// Number of padding slots not holding the sentinel (0 for View batches).
+template <class H>
+int padding_damage(const H& x) {
+  using T = typename H::value_type;
+  int bad = 0;
+  for (int s = x.nsys(); s < x.slots(); ++s)
+    for (int j = 0; j < x.n(); ++j) bad += same_bits(x(s, j), pad_sentinel<T>()) ? 0 : 1;
+  return bad;
+}
+
+/// Host copy of a batch, storage bytes of every slot (padding included).
+template <class B>
+std::vector<unsigned char> snapshot(const B& b) {
+  using H = Host<B>;
+  using T = typename H::value_type;
+  H h(b);
+  h.to_host();
+  std::vector<unsigned char> out;
+  out.reserve(static_cast<size_t>(h.slots()) * h.n() * sizeof(T));
+  for (int s = 0; s < h.slots(); ++s)
+    for (int j = 0; j < h.n(); ++j) {
+      const T v = h(s, j);
+      const unsigned char* p = reinterpret_cast<const unsigned char*>(&v);
+      out.insert(out.end(), p, p + sizeof(T));
+    }
+  return out;
+}
+template <class T, class... P>
+std::vector<unsigned char> snapshot(const Kokkos::View<T*, P...>& v) {
+  auto h = Kokkos::create_mirror(v);  // a fresh copy also on the host backends
+  Kokkos::deep_copy(h, v);
+  std::vector<unsigned char> out;
+  for (size_t i = 0; i < h.extent(0); ++i) {
+    const T x = h(i);
+    const unsigned char* p = reinterpret_cast<const unsigned char*>(&x);
+    out.insert(out.end(), p, p + sizeof(T));
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------
+// Test problems: coefficients, right-hand sides and the long double reference.
+// ---------------------------------------------------------------------------
+enum class Solver { Thomas, Periodic, Shared, SharedPeriodic };
+enum class Family { Dominant, General };
+
+inline const char* solver_name(Solver s) {
+  switch (s) {
+    case Solver::Thomas: return "thomas";
+    case Solver::Periodic: return "periodic_thomas";
+    case Solver::Shared: return "shared";
+    default: return "shared_periodic";
+  }
+}
+inline const char* family_name(Family f) { return f == Family::Dominant ? "dominant" : "general"; }
+inline bool is_periodic(Solver s) { return s == Solver::Periodic || s == Solver::SharedPeriodic; }
+inline bool is_shared(Solver s) { return s == Solver::Shared || s == Solver::SharedPeriodic; }
+inline int min_n(Solver s) { return is_periodic(s) ? 3 : 1; }
+
+template <class T>
+struct Case {
+  Solver solver = Solver::Thomas;
+  Family family = Family::Dominant;
+  int n = 0, nsys = 0;
+  std::vector<T> a, b, c;        // shared: n entries; per-system: nsys*n, system-major
+  std::vector<T> d;              // nsys*n, system-major
+  std::vector<real_ref> xref;    // nsys*n, system-major
+  bool shared() const { return is_shared(solver); }
+  bool periodic() const { return is_periodic(solver); }
+  size_t coef(int s, int j) const { return shared() ? static_cast<size_t>(j) : static_cast<size_t>(s) * n + j; }
+  size_t idx(int s, int j) const { return static_cast<size_t>(s) * n + j; }
+};
+
+/// One system's coefficients (rows j = 0..n-1). Non-periodic systems get NaN in
+/// the entries the solvers must ignore, a[0] and c[n-1].
+template <class T>
+void generate_system(Rng& rng, Family fam, int n, bool periodic, T* a, T* b, T* c) {
+  for (int j = 0; j < n; ++j) {
+    const double aj = rng.uniform(-1, 1), cj = rng.uniform(-1, 1);
+    const double bj = fam == Family::Dominant
+                          ? rng.sign() * (std::fabs(static_cast<double>(static_cast<T>(aj))) +
+                                          std::fabs(static_cast<double>(static_cast<T>(cj))) + rng.uniform(0.5, 1.5))
+                          : rng.sign() * rng.uniform(0.5, 1.5);
+    a[j] = static_cast<T>(aj);
+    b[j] = static_cast<T>(bj);
+    c[j] = static_cast<T>(cj);
+  }
+  if (!periodic) {
+    a[0] = nan_value<T>();
+    c[n - 1] = nan_value<T>();
+  }
+}
+
+/// Fills xref of a case whose a, b, c, d are set (systems with a singular
+/// reference matrix abort the test program: the generators must avoid them).
+template <class T>
+void compute_reference(Case<T>& cs) {
+  const int n = cs.n;
+  cs.xref.assign(static_cast<size_t>(cs.nsys) * n, 0);
+  if (cs.shared()) {
+    DenseLU lu(dense_tridiagonal(n, cs.a.data(), cs.b.data(), cs.c.data(), cs.periodic()), n);
+    if (lu.singular()) throw std::runtime_error("kband_test: singular shared reference matrix");
+    for (int s = 0; s < cs.nsys; ++s) {
+      const auto x = lu.solve(cs.d.data() + cs.idx(s, 0));
+      std::copy(x.begin(), x.end(), cs.xref.begin() + cs.idx(s, 0));
+    }
+  } else {
+    for (int s = 0; s < cs.nsys; ++s) {
+      const size_t o = cs.idx(s, 0);
+      DenseLU lu(dense_tridiagonal(n, cs.a.data() + o, cs.b.data() + o, cs.c.data() + o, cs.periodic()), n);
+      if (lu.singular()) throw std::runtime_error("kband_test: singular reference matrix");
+      const auto x = lu.solve(cs.d.data() + o);
+      std::copy(x.begin(), x.end(), cs.xref.begin() + o);
+    }
+  }
+}
+
+template <class T>
+Case<T> make_case(Solver solver, Family fam, int n, int nsys, std::uint64_t salt = 0) {
+  Case<T> cs;
+  cs.solver = solver;
+  cs.family = fam;
+  cs.n = n;
+  cs.nsys = nsys;
+  Rng rng(mix_seed({sizeof(T), static_cast<std::uint64_t>(solver), static_cast<std::uint64_t>(fam),
+                    static_cast<std::uint64_t>(n), static_cast<std::uint64_t>(nsys), salt}));
+  const int ncoef = cs.shared() ? 1 : nsys;
+  cs.a.resize(static_cast<size_t>(ncoef) * n);
+  cs.b.resize(cs.a.size());
+  cs.c.resize(cs.a.size());
+  for (int s = 0; s < ncoef; ++s) {
+    const size_t o = static_cast<size_t>(s) * n;
+    generate_system(rng, fam, n, cs.periodic(), cs.a.data() + o, cs.b.data() + o, cs.c.data() + o);
+  }
+  cs.d.resize(static_cast<size_t>(nsys) * n);
+  for (auto& v : cs.d) v = static_cast<T>(rng.uniform(-1, 1));
+  compute_reference(cs);
+  return cs;
+}
+
+/// Cached: the typed suites of every layout share one reference per case.
+template <class T>
+const Case<T>& get_case(Solver solver, Family fam, int n, int nsys) {
+  static std::map<std::tuple<int, int, int, int>, Case<T>> cache;
+  const auto key = std::make_tuple(static_cast<int>(solver), static_cast<int>(fam), n, nsys);
+  auto it = cache.find(key);
+  if (it == cache.end()) it = cache.emplace(key, make_case<T>(solver, fam, n, nsys)).first;
+  return it->second;
+}
+
+// ---------------------------------------------------------------------------
+// A problem on the device in layout L, and one solve with its checks.
+// ---------------------------------------------------------------------------
+template <class T, class L>
+struct Problem {
+  using B = typename L::template batch<T>;
+  using V1 = Kokkos::View<T*>;
+  using InfoView = Kokkos::View<int*>;
+
+  const Case<T>& cs;
+  B a, b, c, d, x;
+  V1 a1, b1, c1;
+  InfoView info;
+  kband::TridiagonalFactor<T> factor;
+
+  explicit Problem(const Case<T>& cs_) : cs(cs_) {
+    const int n = cs.n, nsys = cs.nsys;
+    d = B("d", nsys, n);
+    x = B("x", nsys, n);
+    info = InfoView("info", nsys);
+    if (cs.shared()) {
+      a1 = V1("a1", n);
+      b1 = V1("b1", n);
+      c1 = V1("c1", n);
+    } else {
+      a = B("a", nsys, n);
+      b = B("b", nsys, n);
+      c = B("c", nsys, n);
+    }
+    upload_coefficients();
+    upload_rhs();
+    if (cs.shared()) {
+      Exec exec;
+      factor = kband::TridiagonalFactor<T>(exec, a1, b1, c1,
+                                           cs.periodic() ? kband::Boundary::Periodic : kband::Boundary::NonPeriodic);
+      exec.fence();
+    }
+  }
+
+  void upload_coefficients() {
+    if (cs.shared()) {
+      for (auto pr : {std::make_pair(&a1, &cs.a), std::make_pair(&b1, &cs.b), std::make_pair(&c1, &cs.c)}) {
+        auto h = Kokkos::create_mirror_view(*pr.first);
+        for (int j = 0; j < cs.n; ++j) h(j) = (*pr.second)[j];
+        Kokkos::deep_copy(*pr.first, h);
+      }
+    } else {
+      fill(a, cs.a);
+      fill(b, cs.b);
+      fill(c, cs.c);
+    }
+  }
+  void upload_rhs() { fill(d, cs.d); }
+
+  /// Batch <- system-major host values; padding slots get the sentinel.
+  void fill(const B& dst, const std::vector<T>& v) const {
+    Host<B> h(dst);
+    poison(h, T(0));
+    for (int s = 0; s < cs.nsys; ++s)
+      for (int j = 0; j < cs.n; ++j) h(s, j) = v[cs.idx(s, j)];
+    h.to_device();
+  }
+
+  /// Number of (s, j) where the batch differs bitwise from v, padding included.
+  int differs(const B& src, const std::vector<T>& v) const {
+    Host<B> h(src);
+    h.to_host();
+    int bad = padding_damage(h);
+    for (int s = 0; s < cs.nsys; ++s)
+      for (int j = 0; j < cs.n; ++j) bad += same_bits(h(s, j), v[cs.idx(s, j)]) ? 0 : 1;
+    return bad;
+  }
+
+  std::string describe(kband::Variant v, bool inplace) const {
+    std::ostringstream os;
+    os << solver_name(cs.solver) << " " << L::name() << " " << type_name(T()) << " " << family_name(cs.family)
+       << " n=" << cs.n << " nsys=" << cs.nsys << " variant=" << kband::variant_name(v)
+       << (inplace ? " in-place" : "");
+    return os.str();
+  }
+
+  /// Calls the solver; x_out is x, or d for an in-place solve.
+  void call(const B& x_out, const kband::SolveOptions& opt) const {
+    Exec exec;
+    switch (cs.solver) {
+      case Solver::Thomas: kband::thomas(exec, a, b, c, d, x_out, info, opt); break;
+      case Solver::Periodic: kband::periodic_thomas(exec, a, b, c, d, x_out, info, opt); break;
+      default: kband::thomas(exec, factor, d, x_out, info, opt); break;
+    }
+    exec.fence();
+  }
+
+  /// Poisons the outputs, solves, and checks info == 0, finite x within `tol`
+  /// of the reference, padding sentinels intact and the inputs unchanged.
+  void solve_and_check(kband::Variant variant, bool inplace = false) {
+    const std::string what = describe(variant, inplace);
+    const double tol = cs.family == Family::Dominant ? Tol<T>::dominant : Tol<T>::general;
+    const B& xo = inplace ? d : x;
+    if (inplace) upload_rhs();
+    {
+      Host<B> hx(xo);
+      if (inplace) hx.to_host();
+      else poison(hx, nan_value<T>());
+      hx.to_device();
+      auto hi = Kokkos::create_mirror_view(info);
+      Kokkos::deep_copy(hi, kInfoPoison);
+      Kokkos::deep_copy(info, hi);
+    }
+    kband::SolveOptions opt;
+    opt.variant = variant;
+    try {
+      call(xo, opt);
+    } catch (const kband::Error& e) {
+      // Only team scratch may legitimately be too small (large n).
+      const std::string msg = e.what();
+      if (variant != kband::Variant::Scratch || msg.find("Variant::Scratch") == std::string::npos) {
+        ADD_FAILURE() << what << ": unexpected kband::Error: " << msg;
+        return;
+      }
+      auto hi = Kokkos::create_mirror_view(info);
+      Kokkos::deep_copy(hi, info);
+      for (int s = 0; s < cs.nsys; ++s) EXPECT_EQ(hi(s), kInfoPoison) << what << ": refused call wrote info";
+      ++stats().scratch_refusals;
+      if (stats().first_scratch_refusal.empty()) stats().first_scratch_refusal = what + ": " + msg;
+      return;
+    }
+    ++stats().solves;
+    Host<B> hx(xo);
+    hx.to_host();
+    auto hi = Kokkos::create_mirror_view(info);
+    Kokkos::deep_copy(hi, info);
+    double worst = 0;
+    int nbad = 0, first_bad = -1;
+    std::vector<T> row(cs.n);
+    for (int s = 0; s < cs.nsys; ++s) {
+      for (int j = 0; j < cs.n; ++j) row[j] = hx(s, j);
+      const double err = relative_error_inf(cs.n, row.data(), cs.xref.data() + cs.idx(s, 0));
+      worst = std::max(worst, err);
+      if (hi(s) != 0 || !(err <= tol)) {
+        if (first_bad < 0) first_bad = s;
+        ++nbad;
+      }
+    }
+    record_error(std::string(type_name(T())) + " " + family_name(cs.family) + " " + solver_name(cs.solver), worst);
+    if (nbad) {
+      const int s = first_bad;
+      ADD_FAILURE() << what << ": " << nbad << " of " << cs.nsys << " systems wrong; first s=" << s
+                    << " info=" << hi(s) << " x(s,0)=" << hx(s, 0) << " xref(s,0)="
+                    << static_cast<double>(cs.xref[cs.idx(s, 0)]) << "; worst rel. error " << worst
+                    << " (bound " << tol << ")";
+    }
+    EXPECT_EQ(padding_damage(hx), 0) << what << ": the solver wrote into GroupedBatch padding";
+    if (!cs.shared()) {
+      EXPECT_EQ(differs(a, cs.a) + differs(b, cs.b) + differs(c, cs.c), 0) << what << ": a, b or c modified";
+    }
+    if (!inplace) EXPECT_EQ(differs(d, cs.d), 0) << what << ": d modified";
+  }
+};
+
+inline const std::vector<kband::Variant>& all_variants() {
+  static const std::vector<kband::Variant> v{kband::Variant::Auto, kband::Variant::Global, kband::Variant::Scratch};
+  return v;
+}
+
+}  // namespace kband_test
