@@ -5,3 +5,4 @@
 #include "kband_Layouts.hpp"
 #include "kband_Thomas.hpp"
 #include "kband_PCR.hpp"
+#include "kband_Tridiagonal.hpp"

@@ -1,0 +1,58 @@
+// kband::solve_tridiagonal -- one entry point that picks the algorithm.
+//
+// Thomas (one thread per system, O(n) work) when the batch alone fills the
+// machine and the layout coalesces a thread per system (interleaved, grouped)
+// or when running on a CPU; PCR (one team per system, rows on chip) when the
+// systems are contiguous or too few to occupy a GPU. The choice can be forced
+// through TridiagonalOptions::algorithm and queried with choose_tridiagonal.
+#pragma once
+
+#include "kband_PCR.hpp"
+#include "kband_Thomas.hpp"
+
+namespace kband {
+
+enum class TridiagonalAlgorithm { Auto, Thomas, PCR };
+
+inline const char* algorithm_name(TridiagonalAlgorithm a) {
+  return a == TridiagonalAlgorithm::Thomas ? "thomas" : (a == TridiagonalAlgorithm::PCR ? "pcr" : "auto");
+}
+
+struct TridiagonalOptions {
+  TridiagonalAlgorithm algorithm = TridiagonalAlgorithm::Auto;
+  SolveOptions solve = {};
+};
+
+/// The algorithm solve_tridiagonal would use on `exec` for nsys systems of n
+/// rows in layout `layout` of element size `elem_bytes`.
+template <class Exec>
+TridiagonalAlgorithm choose_tridiagonal(const Exec& exec, Layout layout, int nsys, int n,
+                                        size_t elem_bytes = sizeof(double)) {
+  if (!impl::is_device_exec<Exec>::value) return TridiagonalAlgorithm::Thomas;
+  const size_t pcr_bytes = static_cast<size_t>(8) * n * elem_bytes + 16;
+  const bool pcr_fits = pcr_bytes <= static_cast<size_t>(Kokkos::TeamPolicy<Exec>::scratch_size_max(0));
+  if (!pcr_fits) return TridiagonalAlgorithm::Thomas;
+  if (layout == Layout::Contiguous) return TridiagonalAlgorithm::PCR;
+  // A thread per system needs several threads per core to hide memory latency.
+  const long threads = static_cast<long>(exec.concurrency());
+  return static_cast<long>(nsys) * 4 < threads ? TridiagonalAlgorithm::PCR : TridiagonalAlgorithm::Thomas;
+}
+
+/// Solves every system of the batch; returns the algorithm it used.
+template <class Exec, class BA, class BB, class BC, class BD, class BX, class Info>
+TridiagonalAlgorithm solve_tridiagonal(const Exec& exec, const BA& a, const BB& b, const BC& c, const BD& d,
+                                       const BX& x, const Info& info, const TridiagonalOptions& opt = {}) {
+  impl::ProfilingRegion region("kband::solve_tridiagonal");
+  using tx = impl::batch_traits<BX>;
+  static_assert(tx::is_batch, "kband: x must be a kband batch");
+  TridiagonalAlgorithm alg = opt.algorithm;
+  if (alg == TridiagonalAlgorithm::Auto)
+    alg = choose_tridiagonal(exec, tx::layout, tx::nsys(x), tx::n(x), sizeof(impl::batch_value_t<BX>));
+  if (alg == TridiagonalAlgorithm::PCR)
+    pcr(exec, a, b, c, d, x, info, opt.solve);
+  else
+    thomas(exec, a, b, c, d, x, info, opt.solve);
+  return alg;
+}
+
+}  // namespace kband
