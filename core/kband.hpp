@@ -6,3 +6,4 @@
 #include "kband_Thomas.hpp"
 #include "kband_PCR.hpp"
 #include "kband_Tridiagonal.hpp"
+#include "kband_Householder.hpp"

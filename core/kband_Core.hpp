@@ -79,6 +79,15 @@ KOKKOS_INLINE_FUNCTION bool usable_pivot(const T p) {
   return ap > T(0) && ap <= real_limits<T>::max();
 }
 
+template <class T>
+KOKKOS_INLINE_FUNCTION T sqrt_(const T v) {
+#if KOKKOS_VERSION >= 30700
+  return Kokkos::sqrt(v);
+#else
+  return Kokkos::Experimental::sqrt(v);
+#endif
+}
+
 template <class View, class ExecSpace>
 void require_accessible(const char* name) {
   static_assert(Kokkos::SpaceAccessibility<ExecSpace, typename View::memory_space>::accessible,

@@ -111,20 +111,16 @@ class CusparseContext {
   cusparseHandle_t handle() const { return h_; }
   /// Returns nullptr (and an empty message) on success.
   void* buffer(size_t bytes, std::string& err) {
+    if (bytes < 256) bytes = 256;
     if (bytes > size_) {
       release();
-      if (cudaMalloc(&buf_, bytes == 0 ? 256 : bytes) != cudaSuccess) {
+      if (cudaMalloc(&buf_, bytes) != cudaSuccess) {
         (void)cudaGetLastError();
         buf_ = nullptr;
         err = kband::impl::concat("cudaMalloc of ", bytes, " bytes for the cuSPARSE buffer failed");
         return nullptr;
       }
       size_ = bytes;
-    }
-    if (!buf_ && cudaMalloc(&buf_, 256) != cudaSuccess) {
-      (void)cudaGetLastError();
-      err = "cudaMalloc failed";
-      return nullptr;
     }
     return buf_;
   }

@@ -128,6 +128,8 @@ inline bool write_json(const std::string& file, const Meta& meta, const std::vec
   return static_cast<bool>(o);
 }
 
+inline std::string csv_num(double v) { return std::isfinite(v) ? json_num(v) : std::string(); }
+
 inline std::string csv_field(const std::string& s) {
   if (s.find_first_of(",\"\n") == std::string::npos) return s;
   std::string o = "\"";
@@ -148,11 +150,11 @@ inline bool write_csv(const std::string& file, const Meta& meta, const std::vect
     const bool na = r.status == "n/a";
     o << csv_field(r.algo) << ',' << csv_field(r.layout) << ',' << csv_field(r.variant) << ',' << r.precision
       << ',' << csv_field(meta.kv.at("exec_space")) << ',' << csv_field(meta.kv.at("device")) << ',' << r.n
-      << ',' << r.nsys << ',' << r.points << ',' << r.reps << ',' << json_num(r.t_med) << ','
-      << json_num(r.t_min) << ',' << json_num(r.t_max) << ',' << r.elems_per_point << ','
-      << (na ? "" : json_num(r.ns_per_point)) << ',' << (na ? "" : json_num(r.gbs)) << ','
-      << (na ? "" : json_num(r.bw_ratio)) << ',' << (na ? "" : json_num(r.time_ratio)) << ','
-      << json_num(r.residual) << ',' << r.status << ',' << csv_field(r.note) << '\n';
+      << ',' << r.nsys << ',' << r.points << ',' << r.reps << ',' << csv_num(r.t_med) << ','
+      << csv_num(r.t_min) << ',' << csv_num(r.t_max) << ',' << r.elems_per_point << ','
+      << (na ? "" : csv_num(r.ns_per_point)) << ',' << (na ? "" : csv_num(r.gbs)) << ','
+      << (na ? "" : csv_num(r.bw_ratio)) << ',' << (na ? "" : csv_num(r.time_ratio)) << ','
+      << csv_num(r.residual) << ',' << r.status << ',' << csv_field(r.note) << '\n';
   }
   return static_cast<bool>(o);
 }

@@ -1,0 +1,882 @@
+// kband-bench: bandwidth-normalised benchmark of kband's batched Thomas solvers
+// against STREAM copy/scale, a naive x-direction Thomas and library peers.
+// Run `kband-bench --help` for the options and the method.
+#include <kband.hpp>
+
+#include "bench_peers.hpp"
+#include "bench_problem.hpp"
+#include "bench_report.hpp"
+
+#if defined(KOKKOS_ENABLE_CUDA)
+#include <cuda_runtime.h>
+#endif
+
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <fstream>
+#include <iterator>
+#include <set>
+#include <sstream>
+
+namespace kband_bench {
+
+// ---------------------------------------------------------------------------
+// Options
+// ---------------------------------------------------------------------------
+constexpr bool kDevice = kband::impl::is_device_exec<Exec>::value;
+
+const char* const kAllAlgos[] = {"thomas", "shared", "periodic", "periodic-shared", "naive", "cusparse", "kk"};
+const char* const kAllLayouts[] = {"contiguous", "interleaved", "grouped"};
+const char* const kAllVariants[] = {"global", "scratch", "auto"};
+
+struct Options {
+  long long points = kDevice ? (1LL << 27) : (1LL << 22);
+  std::vector<int> ns;
+  std::string precision = "double";
+  std::set<std::string> algos{std::begin(kAllAlgos), std::end(kAllAlgos)};
+  std::set<std::string> layouts{std::begin(kAllLayouts), std::end(kAllLayouts)};
+  std::set<std::string> variants{std::begin(kAllVariants), std::end(kAllVariants)};
+  int reps = kDevice ? 10 : 3;
+  int warmup = 1;
+  std::string json = "kband-bench.json";
+  std::string csv;
+  std::uint64_t seed = 20240601;
+  bool quick = false;
+  bool points_set = false, ns_set = false, reps_set = false;
+  bool has(const std::string& algo) const { return algos.count(algo) != 0; }
+};
+
+void print_help(const char* argv0) {
+  std::printf(
+      "Usage: %s [options] [--kokkos-... Kokkos options]\n"
+      "\n"
+      "Times kband's batched Thomas solvers (per-system and shared coefficients,\n"
+      "periodic and not, three layouts, Global/Scratch/Auto variants) on a fixed\n"
+      "total number of points for a range of system sizes n, next to STREAM-style\n"
+      "copy (y = x) and in-place scale (x = s*x) on arrays of the same size, a naive\n"
+      "x-direction Thomas on a LayoutLeft 3D field, and peers when built in\n"
+      "(cuSPARSE gtsv2StridedBatch / gtsvInterleavedBatch on CUDA, Kokkos Kernels\n"
+      ">= 4.5 batched pttrf+pttrs).\n"
+      "\n"
+      "Options:\n"
+      "  --points N          total points nsys*n per configuration (default %lld;\n"
+      "                      nsys = N / n). Suffixes k, M, G (powers of 2), or 2^K.\n"
+      "  --n LIST            comma-separated system sizes (default 32,64,...,8192)\n"
+      "  --precision P       double (default) or float\n"
+      "  --algos LIST        of: thomas, shared, periodic, periodic-shared, naive,\n"
+      "                      cusparse, kk, all (default all). copy and scale always run.\n"
+      "  --layouts LIST      of: contiguous, interleaved, grouped, all (default all)\n"
+      "  --variants LIST     of: global, scratch, auto, all (default all)\n"
+      "  --reps R            timed repetitions per row, median reported (default %d)\n"
+      "  --warmup W          untimed calls before timing (default 1)\n"
+      "  --seed S            data seed\n"
+      "  --json FILE         JSON output (default kband-bench.json; 'none' = off)\n"
+      "  --csv FILE          CSV output (default off)\n"
+      "  --quick             smoke run: 2^16 points, n = 32,256,1024, 2 reps\n"
+      "  --help              this text\n"
+      "\n"
+      "Method: inputs are random, symmetric, strictly diagonally dominant (SPD)\n"
+      "systems generated on the device; outputs are poisoned with NaN before the\n"
+      "warm-up and verified after timing (device scan of every output and info,\n"
+      "host residuals of ~32 sampled systems). Every timed call is bracketed by\n"
+      "Kokkos::fence(); the median of R calls is reported. Columns: ns/point =\n"
+      "median time / (nsys*n); GB/s counts the algorithm's MINIMUM data movement\n"
+      "(elements per point: copy 2, scale 2 (read+write), shared-coefficient\n"
+      "Thomas 2, periodic shared 2, per-system Thomas 5, per-system periodic 5,\n"
+      "naive x-direction 2, cuSPARSE 5, KK pttrf 4); bw/copy = GB/s / copy GB/s;\n"
+      "t/copy = ns/point / copy ns/point. Per-system Global runs get a\n"
+      "preallocated workspace. cuSPARSE and KK solve in place: their working\n"
+      "arrays (rhs, and for gtsvInterleavedBatch / pttrf the diagonals) are\n"
+      "refreshed from pristine copies before every call, outside the timed region.\n"
+      "Exit status: 0 all rows verified, 1 a verification failed, 2 an error.\n",
+      argv0, Options().points, Options().reps);
+}
+
+long long parse_count(const std::string& s) {
+  if (s.size() > 2 && s.compare(0, 2, "2^") == 0) return 1LL << std::stoi(s.substr(2));
+  std::size_t pos = 0;
+  long long v = std::stoll(s, &pos);
+  const std::string suf = s.substr(pos);
+  if (suf == "k" || suf == "K") v <<= 10;
+  else if (suf == "M" || suf == "m") v <<= 20;
+  else if (suf == "G" || suf == "g") v <<= 30;
+  else if (!suf.empty()) throw std::invalid_argument("bad count '" + s + "'");
+  return v;
+}
+
+std::vector<std::string> split(const std::string& s) {
+  std::vector<std::string> out;
+  std::stringstream ss(s);
+  std::string item;
+  while (std::getline(ss, item, ','))
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+std::set<std::string> parse_set(const std::string& s, const char* const* all, std::size_t nall, const char* what) {
+  std::set<std::string> out;
+  for (const auto& it : split(s)) {
+    if (it == "all") {
+      out.insert(all, all + nall);
+      continue;
+    }
+    if (std::find(all, all + nall, it) == all + nall)
+      throw std::invalid_argument(std::string("unknown ") + what + " '" + it + "'");
+    out.insert(it);
+  }
+  return out;
+}
+
+/// Returns false when --help was given. Kokkos arguments (--kokkos-*) are skipped.
+bool parse_args(int argc, char** argv, Options& o) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc) throw std::invalid_argument(a + " needs a value");
+      return argv[++i];
+    };
+    if (a == "--help" || a == "-h") return false;
+    if (a.compare(0, 9, "--kokkos-") == 0) continue;
+    if (a == "--points") {
+      o.points = parse_count(value());
+      o.points_set = true;
+    } else if (a == "--n") {
+      o.ns.clear();
+      for (const auto& s : split(value())) o.ns.push_back(static_cast<int>(parse_count(s)));
+      o.ns_set = true;
+    } else if (a == "--precision") {
+      o.precision = value();
+      if (o.precision != "double" && o.precision != "float")
+        throw std::invalid_argument("--precision must be float or double");
+    } else if (a == "--algos") {
+      o.algos = parse_set(value(), kAllAlgos, std::size(kAllAlgos), "algorithm");
+    } else if (a == "--layouts") {
+      o.layouts = parse_set(value(), kAllLayouts, std::size(kAllLayouts), "layout");
+    } else if (a == "--variants") {
+      o.variants = parse_set(value(), kAllVariants, std::size(kAllVariants), "variant");
+    } else if (a == "--reps") {
+      o.reps = std::stoi(value());
+      o.reps_set = true;
+    } else if (a == "--warmup") {
+      o.warmup = std::stoi(value());
+    } else if (a == "--seed") {
+      o.seed = std::stoull(value());
+    } else if (a == "--json") {
+      o.json = value();
+    } else if (a == "--csv") {
+      o.csv = value();
+    } else if (a == "--quick") {
+      o.quick = true;
+    } else {
+      throw std::invalid_argument("unknown argument '" + a + "' (try --help)");
+    }
+  }
+  if (o.quick) {
+    if (!o.points_set) o.points = 1LL << 16;
+    if (!o.ns_set) o.ns = {32, 256, 1024};
+    if (!o.reps_set) o.reps = 2;
+  }
+  if (o.ns.empty())
+    for (int n = 32; n <= 8192; n *= 2) o.ns.push_back(n);
+  if (o.points < 1 || o.points > (1LL << 31) - 1) throw std::invalid_argument("--points must be in [1, 2^31)");
+  if (o.reps < 1 || o.warmup < 0) throw std::invalid_argument("--reps must be >= 1, --warmup >= 0");
+  for (int n : o.ns)
+    if (n < 3) throw std::invalid_argument("every n must be >= 3 (periodic Thomas needs 3 rows)");
+  return true;
+}
+
+std::string device_name() {
+#if defined(KOKKOS_ENABLE_CUDA)
+  int dev = 0;
+  cudaDeviceProp prop;
+  if (cudaGetDevice(&dev) == cudaSuccess && cudaGetDeviceProperties(&prop, dev) == cudaSuccess)
+    return kband::impl::concat(prop.name, " (cc ", prop.major, ".", prop.minor, ", ",
+                               prop.totalGlobalMem >> 20, " MiB)");
+  return "CUDA device (unknown)";
+#else
+  std::ifstream f("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(f, line))
+    if (line.compare(0, 10, "model name") == 0) {
+      const auto p = line.find(':');
+      if (p != std::string::npos) return line.substr(p + 2);
+    }
+  return "host CPU (unknown)";
+#endif
+}
+
+// ---------------------------------------------------------------------------
+// Kernels owned by the benchmark
+// ---------------------------------------------------------------------------
+template <class T>
+struct CopyK {
+  Kokkos::View<const T*, Mem> x;
+  Kokkos::View<T*, Mem> y;
+  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t i) const { y(i) = x(i); }
+};
+template <class T>
+struct ScaleK {
+  Kokkos::View<T*, Mem> x;
+  T s;
+  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t i) const { x(i) = s * x(i); }
+};
+template <class T>
+struct FillField {
+  Kokkos::View<T***, Kokkos::LayoutLeft, Mem> f;
+  Gen g;
+  int n, ny;
+  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t k) const {
+    const int i = static_cast<int>(k % n);
+    const std::int64_t line = k / n;
+    f(i, static_cast<int>(line % ny), static_cast<int>(line / ny)) = static_cast<T>(g.d(line, i));
+  }
+};
+
+/// The paper's baseline: one thread per x-line of f(i, j, k) (LayoutLeft, i
+/// fastest), shared coefficients, forward intermediates written to the output.
+template <class T>
+struct NaiveThomasX {
+  Kokkos::View<const T***, Kokkos::LayoutLeft, Mem> f;
+  Kokkos::View<T***, Kokkos::LayoutLeft, Mem> u;
+  Kokkos::View<const T*, Mem> a, w, cp;  // sub-diagonal, 1/pivot, c/pivot
+  int n, ny;
+  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t line) const {
+    const int j = static_cast<int>(line % ny), k = static_cast<int>(line / ny);
+    T y = f(0, j, k) * w(0);
+    u(0, j, k) = y;
+    for (int i = 1; i < n; ++i) {
+      y = (f(i, j, k) - a(i) * y) * w(i);
+      u(i, j, k) = y;
+    }
+    for (int i = n - 2; i >= 0; --i) {
+      y = u(i, j, k) - cp(i) * y;
+      u(i, j, k) = y;
+    }
+  }
+};
+
+// ---------------------------------------------------------------------------
+// The benchmark
+// ---------------------------------------------------------------------------
+template <class T>
+class Bench {
+ public:
+  Bench(const Options& o, Meta& meta) : o_(o), meta_(meta) {}
+
+  int run() {
+    print_header();
+    run_stream();
+    print_table_header();
+    for (int n : o_.ns) {
+      if (n > o_.points) {
+        std::printf("# n=%d skipped: more than --points=%lld\n", n, o_.points);
+        continue;
+      }
+      if (o_.layouts.count("contiguous")) run_layout<kband::Layout::Contiguous>(n);
+      if (o_.layouts.count("interleaved")) run_layout<kband::Layout::Interleaved>(n);
+      if (o_.layouts.count("grouped")) run_layout<kband::Layout::Grouped>(n);
+      if (o_.has("naive")) run_naive(n);
+    }
+    print_summary();
+    return failures_ ? 1 : 0;
+  }
+
+  const std::vector<Row>& rows() const { return rows_; }
+
+ private:
+  const Options& o_;
+  Meta& meta_;
+  Exec exec_;
+  std::vector<Row> rows_;
+  std::vector<std::string> summary_;
+  double copy_ns_pp_ = 0, copy_gbs_ = 0;
+  int failures_ = 0;
+
+  static constexpr int kBytes = sizeof(T);
+
+  void print_header() {
+    std::printf("kband-bench  (kband %d.%d.%d, Kokkos %d)\n", KBAND_VERSION_MAJOR, KBAND_VERSION_MINOR,
+                KBAND_VERSION_PATCH, KOKKOS_VERSION);
+    std::printf("execution space : %s, concurrency %d\n", Exec::name(), static_cast<int>(Exec().concurrency()));
+    std::printf("device          : %s\n", meta_.kv["device"].c_str());
+    std::printf("precision       : %s (%d bytes); points per configuration %lld; reps %d (median), warm-up %d\n",
+                o_.precision.c_str(), kBytes, o_.points, o_.reps, o_.warmup);
+    std::printf("grouped SZ      : %d\n", kSZ);
+    std::printf("peers           : cuSPARSE %s, Kokkos Kernels pttrf %s\n",
+                KBAND_BENCH_CUSPARSE ? "yes" : "not built (needs CUDA Kokkos + KBAND_ENABLE_CUDA_PEERS)",
+                KBAND_BENCH_KK_PTTRF ? "yes" : "not built (needs Kokkos Kernels >= 4.5)");
+    std::printf(
+        "\nSeed paper (002) Table 3: data movement per grid point, in domain-sized arrays\n"
+        "                                 FLOP   standard R  W  R&W   cached R  W  R&W\n"
+        "  DistD2 decoupling phase         ~14              1  1   1           1  1   0\n"
+        "  DistD2 substitution phase        ~4              0  0   1           0  0   1\n"
+        "  Thomas                          ~14              1  1   1           1  1   0\n"
+        "  Periodic Thomas                 ~16              1  1   2           1  1   0\n"
+        "  STREAM copy                       -              1  1   0           -  -   -\n"
+        "  STREAM scale (in-place)          ~1              0  0   1           -  -   -\n"
+        "Minimum elements moved per point used for GB/s here: copy 2, scale 2, shared-coefficient\n"
+        "Thomas 2 (= copy), periodic shared 2, naive-x 2, per-system Thomas 5 (a,b,c,d,x),\n"
+        "per-system periodic 5, cuSPARSE 5, KK pttrf 4 (diag, off-diag, rhs, x).\n\n");
+  }
+
+  Row make_row(const std::string& algo, const std::string& layout, const std::string& variant, int n,
+               long long nsys, double elems, const Stats& st) {
+    Row r;
+    r.algo = algo;
+    r.layout = layout;
+    r.variant = variant;
+    r.precision = o_.precision;
+    r.n = n;
+    r.nsys = nsys;
+    r.points = nsys * n;
+    r.reps = o_.reps;
+    r.elems_per_point = elems;
+    r.elem_bytes = kBytes;
+    r.t_med = st.med;
+    r.t_min = st.min;
+    r.t_max = st.max;
+    r.ns_per_point = st.med * 1e9 / static_cast<double>(r.points);
+    r.gbs = elems * kBytes * static_cast<double>(r.points) / st.med * 1e-9;
+    r.bw_ratio = copy_gbs_ > 0 ? r.gbs / copy_gbs_ : 0;
+    r.time_ratio = copy_ns_pp_ > 0 ? r.ns_per_point / copy_ns_pp_ : 0;
+    r.status = "ok";
+    return r;
+  }
+
+  Row na_row(const std::string& algo, const std::string& layout, const std::string& variant, int n,
+             long long nsys, double elems, const std::string& why) {
+    Row r = make_row(algo, layout, variant, n, nsys, elems, Stats{1, 1, 1});
+    r.t_med = r.t_min = r.t_max = 0;
+    r.status = "n/a";
+    r.note = why;
+    return r;
+  }
+
+  void emit(Row r, const CheckResult& c) {
+    r.residual = c.max_rel_residual;
+    if (!c.ok) {
+      r.status = "FAIL";
+      r.note = c.msg;
+      ++failures_;
+      std::fprintf(stderr, "\n*** FAIL: %s %s %s n=%d: %s ***\n\n", r.algo.c_str(), r.layout.c_str(),
+                   r.variant.c_str(), r.n, c.msg.c_str());
+    }
+    print_row(r);
+    rows_.push_back(r);
+  }
+  void emit_na(const Row& r) {
+    print_row(r);
+    rows_.push_back(r);
+  }
+
+  /// warm-up, then R fenced calls; `refresh` runs before each call, untimed.
+  template <class F, class R>
+  Stats measure(F&& f, R&& refresh) {
+    for (int w = 0; w < o_.warmup; ++w) {
+      refresh();
+      Kokkos::fence();
+      f();
+      Kokkos::fence();
+    }
+    std::vector<double> t;
+    for (int r = 0; r < o_.reps; ++r) {
+      refresh();
+      Kokkos::fence();
+      Kokkos::Timer timer;
+      f();
+      Kokkos::fence();
+      t.push_back(timer.seconds());
+    }
+    return stats_of(t);
+  }
+  template <class F>
+  Stats measure(F&& f) {
+    return measure(std::forward<F>(f), [] {});
+  }
+
+  // -------------------------------------------------------------------------
+  void run_stream() {
+    const std::int64_t N = o_.points;
+    Kokkos::View<T*, Mem> x(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kband_bench::stream_x"), N);
+    Kokkos::View<T*, Mem> y(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kband_bench::stream_y"), N);
+    Kokkos::deep_copy(x, T(1));
+    Kokkos::deep_copy(y, std::numeric_limits<T>::quiet_NaN());
+    const Stats sc = measure([&] {
+      Kokkos::parallel_for("kband_bench::copy", Policy(exec_, 0, N), CopyK<T>{x, y});
+    });
+    copy_ns_pp_ = sc.med * 1e9 / static_cast<double>(N);
+    copy_gbs_ = 2.0 * kBytes * static_cast<double>(N) / sc.med * 1e-9;
+    // alternate the factor 2, 1/2 so the values stay bounded (both are exact)
+    int flip = 0;
+    const Stats ss = measure([&] {
+      const T s = (flip++ % 2) ? T(0.5) : T(2);
+      Kokkos::parallel_for("kband_bench::scale", Policy(exec_, 0, N), ScaleK<T>{x, s});
+    });
+    CheckResult c;
+    {
+      long long bad = 0;
+      Kokkos::parallel_reduce(
+          "kband_bench::check_copy", Policy(exec_, 0, N),
+          CountNonFinite<Flat1D, LineOps>{Flat1D{y}, 1, static_cast<int>(N)}, bad);
+      if (bad) {
+        c.ok = false;
+        c.msg = kband::impl::concat(bad, " copy outputs not finite");
+      }
+    }
+    std::printf("STREAM reference on %lld elements of %d bytes:\n", static_cast<long long>(N), kBytes);
+    std::printf("  copy  (y = x)   : %9.4f ns/point  %8.2f GB/s   (%.3f ms)\n", copy_ns_pp_, copy_gbs_, sc.med * 1e3);
+    const double scale_gbs = 2.0 * kBytes * static_cast<double>(N) / ss.med * 1e-9;
+    std::printf("  scale (x = s*x) : %9.4f ns/point  %8.2f GB/s   (%.3f ms)\n\n", ss.med * 1e9 / N, scale_gbs,
+                ss.med * 1e3);
+    Row rc = make_row("stream-copy", "flat", "-", 1, N, 2, sc);
+    rc.n = 0;
+    rc.points = N;
+    rc.residual = 0;
+    if (!c.ok) {
+      rc.status = "FAIL";
+      rc.note = c.msg;
+      ++failures_;
+    }
+    rows_.push_back(rc);
+    Row rs = make_row("stream-scale", "flat", "-", 1, N, 2, ss);
+    rs.n = 0;
+    rs.points = N;
+    rows_.push_back(rs);
+    meta_.kv["copy_gbs"] = fmt("%.3f", copy_gbs_);
+    meta_.kv["scale_gbs"] = fmt("%.3f", scale_gbs);
+  }
+
+  struct Flat1D {
+    Kokkos::View<T*, Mem> v;
+    KOKKOS_INLINE_FUNCTION T& operator()(const int, const int j) const { return v(j); }
+  };
+
+  // -------------------------------------------------------------------------
+  template <kband::Layout L>
+  void run_layout(const int n) {
+    using Ops = LayoutOps<T, L>;
+    using B = typename Ops::batch;
+    const int nsys = static_cast<int>(o_.points / n);
+    const std::string lname = kband::layout_name(L);
+    const std::size_t flat = Ops::flat(nsys, n);
+    const std::int64_t iflat = static_cast<std::int64_t>(flat);
+
+    B a = Ops::alloc("kband_bench::a", nsys, n), b = Ops::alloc("kband_bench::b", nsys, n),
+      c = Ops::alloc("kband_bench::c", nsys, n), d = Ops::alloc("kband_bench::d", nsys, n),
+      x = Ops::alloc("kband_bench::x", nsys, n);
+    Kokkos::View<int*, Mem> info("kband_bench::info", nsys);
+    Kokkos::View<T*, Mem> ws(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kband_bench::ws"),
+                             kband::thomas_workspace_size(x, kband::Boundary::Periodic));
+    Kokkos::View<T*, Mem> sa("kband_bench::sa", n), sb("kband_bench::sb", n), sc("kband_bench::sc", n);
+
+    Gen g{o_.seed, n, false};
+    Kokkos::parallel_for("kband_bench::fill", Policy(exec_, 0, iflat), FillSystems<T, Ops>{a, b, c, d, g, nsys, n});
+    Kokkos::parallel_for("kband_bench::fill_shared", Policy(exec_, 0, n), FillShared<T>{sa, sb, sc, g});
+    auto poison = [&] { Kokkos::deep_copy(Ops::raw(x), std::numeric_limits<T>::quiet_NaN()); };
+
+    auto check = [&](bool shared, const Gen& gg, bool with_info) {
+      return check_solution<T, Ops>(exec_, x, flat, nsys, n, gg, shared,
+                                    with_info ? info : Kokkos::View<int*, Mem>());
+    };
+    // One kband row: Scratch may refuse with kband::Error -> n/a.
+    auto kband_row = [&](const std::string& algo, const std::string& vname, double elems, bool shared,
+                         const Gen& gg, auto&& call) {
+      poison();
+      Kokkos::deep_copy(info, -1);
+      Stats st;
+      try {
+        st = measure(call);
+      } catch (const kband::Error& e) {
+        emit_na(na_row(algo, lname, vname, n, nsys, elems, e.what()));
+        return;
+      }
+      emit(make_row(algo, lname, vname, n, nsys, elems, st), check(shared, gg, true));
+    };
+
+    std::vector<std::pair<std::string, kband::Variant>> variants;
+    for (const char* v : kAllVariants)
+      if (o_.variants.count(v))
+        variants.emplace_back(v, std::string(v) == "global"
+                                     ? kband::Variant::Global
+                                     : (std::string(v) == "scratch" ? kband::Variant::Scratch : kband::Variant::Auto));
+
+    // ---- non-periodic -------------------------------------------------------
+    if (o_.has("thomas"))
+      for (const auto& v : variants) {
+        const kband::SolveOptions opt{v.second};
+        kband_row("thomas", v.first, 5, false, g, [&] { kband::thomas(exec_, a, b, c, d, x, info, opt, ws); });
+      }
+    if (o_.has("shared")) {
+      kband::TridiagonalFactor<T, Mem> fac(exec_, sa, sb, sc);
+      if (fac.info() != 0) throw std::runtime_error("shared factor: zero pivot (benchmark data bug)");
+      for (const auto& v : variants) {
+        const kband::SolveOptions opt{v.second};
+        kband_row("shared", v.first, 2, true, g, [&] { kband::thomas(exec_, fac, d, x, info, opt); });
+      }
+    }
+    run_peers<Ops>(n, nsys, a, b, c, d, x, info, sa, sb, sc, g);
+
+    // ---- periodic -----------------------------------------------------------
+    const Gen gp{o_.seed, n, true};
+    if (o_.has("periodic")) {
+      Kokkos::parallel_for("kband_bench::corners", Policy(exec_, 0, nsys), SetCorners<T, Ops>{a, b, c, gp, n});
+      for (const auto& v : variants) {
+        const kband::SolveOptions opt{v.second};
+        kband_row("periodic", v.first, 5, false, gp,
+                  [&] { kband::periodic_thomas(exec_, a, b, c, d, x, info, opt, ws); });
+      }
+    }
+    if (o_.has("periodic-shared")) {
+      Kokkos::parallel_for("kband_bench::fill_shared", Policy(exec_, 0, n), FillShared<T>{sa, sb, sc, gp});
+      kband::TridiagonalFactor<T, Mem> fac(exec_, sa, sb, sc, kband::Boundary::Periodic);
+      if (fac.info() != 0) throw std::runtime_error("periodic shared factor: zero pivot (benchmark data bug)");
+      for (const auto& v : variants) {
+        const kband::SolveOptions opt{v.second};
+        kband_row("periodic-shared", v.first, 2, true, gp, [&] { kband::thomas(exec_, fac, d, x, info, opt); });
+      }
+    }
+  }
+
+  // -------------------------------------------------------------------------
+  // Peers. Working arrays are refreshed outside the timed region.
+  template <class Ops, class B>
+  void run_peers([[maybe_unused]] const int n, [[maybe_unused]] const int nsys, [[maybe_unused]] const B& a,
+                 [[maybe_unused]] const B& b, [[maybe_unused]] const B& c, [[maybe_unused]] const B& d,
+                 [[maybe_unused]] const B& x, [[maybe_unused]] const Kokkos::View<int*, Mem>& info,
+                 [[maybe_unused]] const Kokkos::View<T*, Mem>& sa, [[maybe_unused]] const Kokkos::View<T*, Mem>& sb,
+                 [[maybe_unused]] const Kokkos::View<T*, Mem>& sc, [[maybe_unused]] const Gen& g) {
+    [[maybe_unused]] constexpr kband::Layout L = Ops::layout;
+    [[maybe_unused]] const std::string lname = kband::layout_name(L);
+    [[maybe_unused]] const std::size_t flat = Ops::flat(nsys, n);
+    [[maybe_unused]] auto poison = [&] { Kokkos::deep_copy(Ops::raw(x), std::numeric_limits<T>::quiet_NaN()); };
+    [[maybe_unused]] auto check = [&](bool shared, const Kokkos::View<int*, Mem>& inf) {
+      return check_solution<T, Ops>(exec_, x, flat, nsys, n, g, shared, inf);
+    };
+#if KBAND_BENCH_CUSPARSE
+    if (o_.has("cusparse") && L != kband::Layout::Grouped) {
+      CusparseContext ctx(exec_);
+      using G = CusparseGtsv<T>;
+      if (L == kband::Layout::Contiguous) {
+        const std::string algo = "cusparse-gtsv2StridedBatch";
+        size_t bytes = 0;
+        std::string err;
+        cusparseStatus_t st = G::strided_buffer(ctx.handle(), n, Ops::raw(a).data(), Ops::raw(b).data(),
+                                                Ops::raw(c).data(), Ops::raw(x).data(), nsys, n, &bytes);
+        void* buf = st == CUSPARSE_STATUS_SUCCESS ? ctx.buffer(bytes, err) : nullptr;
+        if (st != CUSPARSE_STATUS_SUCCESS || !buf) {
+          emit_na(na_row(algo, lname, "-", n, nsys, 5,
+                         st != CUSPARSE_STATUS_SUCCESS ? cusparse_error(st) : err));
+        } else {
+          poison();
+          cusparseStatus_t call_st = CUSPARSE_STATUS_SUCCESS;
+          const Stats s = measure(
+              [&] {
+                const cusparseStatus_t r = G::strided(ctx.handle(), n, Ops::raw(a).data(), Ops::raw(b).data(),
+                                                      Ops::raw(c).data(), Ops::raw(x).data(), nsys, n, buf);
+                if (r != CUSPARSE_STATUS_SUCCESS) call_st = r;
+              },
+              [&] { Kokkos::deep_copy(Ops::raw(x), Ops::raw(d)); });
+          CheckResult cr = check(false, {});
+          if (call_st != CUSPARSE_STATUS_SUCCESS) {
+            cr.ok = false;
+            cr.msg = cusparse_error(call_st);
+          }
+          emit(make_row(algo, lname, "-", n, nsys, 5, s), cr);
+        }
+      } else {  // interleaved
+        B wa = Ops::alloc("kband_bench::wa", nsys, n), wb = Ops::alloc("kband_bench::wb", nsys, n),
+          wc = Ops::alloc("kband_bench::wc", nsys, n);
+        const char* const names[3] = {"thomas", "lu", "qr"};
+        for (int pass = 0; pass < 4; ++pass) {
+          const bool shared = pass == 3;
+          const int algo_id = shared ? 0 : pass;
+          const std::string algo = std::string("cusparse-gtsvInterleavedBatch") + (shared ? "-shared" : "") +
+                                   "(" + names[algo_id] + ")";
+          auto refresh = [&] {
+            if (shared) {
+              Kokkos::parallel_for("kband_bench::broadcast", Policy(exec_, 0, static_cast<std::int64_t>(flat)),
+                                   BroadcastShared<T, Ops>{wa, wb, wc, sa, sb, sc, nsys, n});
+            } else {
+              Kokkos::deep_copy(Ops::raw(wa), Ops::raw(a));
+              Kokkos::deep_copy(Ops::raw(wb), Ops::raw(b));
+              Kokkos::deep_copy(Ops::raw(wc), Ops::raw(c));
+            }
+            Kokkos::deep_copy(Ops::raw(x), Ops::raw(d));
+          };
+          size_t bytes = 0;
+          std::string err;
+          cusparseStatus_t st =
+              G::interleaved_buffer(ctx.handle(), algo_id, n, Ops::raw(a).data(), Ops::raw(b).data(),
+                                    Ops::raw(c).data(), Ops::raw(x).data(), nsys, &bytes);
+          void* buf = st == CUSPARSE_STATUS_SUCCESS ? ctx.buffer(bytes, err) : nullptr;
+          if (st != CUSPARSE_STATUS_SUCCESS || !buf) {
+            emit_na(na_row(algo, lname, "-", n, nsys, 5, st != CUSPARSE_STATUS_SUCCESS ? cusparse_error(st) : err));
+            continue;
+          }
+          poison();
+          cusparseStatus_t call_st = CUSPARSE_STATUS_SUCCESS;
+          const Stats s = measure(
+              [&] {
+                const cusparseStatus_t r =
+                    G::interleaved(ctx.handle(), algo_id, n, Ops::raw(wa).data(), Ops::raw(wb).data(),
+                                   Ops::raw(wc).data(), Ops::raw(x).data(), nsys, buf);
+                if (r != CUSPARSE_STATUS_SUCCESS) call_st = r;
+              },
+              refresh);
+          CheckResult cr = check(shared, {});
+          if (call_st != CUSPARSE_STATUS_SUCCESS) {
+            cr.ok = false;
+            cr.msg = cusparse_error(call_st);
+          }
+          Row r = make_row(algo, lname, "-", n, nsys, 5, s);
+          if (shared) r.note = "shared matrix broadcast to per-system arrays";
+          emit(r, cr);
+        }
+      }
+    }
+#endif
+#if KBAND_BENCH_KK_PTTRF
+    if (o_.has("kk")) {
+      B wb = Ops::alloc("kband_bench::kk_d", nsys, n), wc = Ops::alloc("kband_bench::kk_e", nsys, n);
+      poison();
+      Kokkos::deep_copy(info, -1);
+      const Stats s = measure(
+          [&] {
+            Kokkos::parallel_for("kband_bench::kk_pttrf_pttrs", Policy(exec_, 0, nsys),
+                                 KKPttrfSolve<T, Ops>{wb, wc, x, info, n});
+          },
+          [&] {
+            Kokkos::deep_copy(Ops::raw(wb), Ops::raw(b));
+            Kokkos::deep_copy(Ops::raw(wc), Ops::raw(c));
+            Kokkos::deep_copy(Ops::raw(x), Ops::raw(d));
+          });
+      emit(make_row("kk-pttrf+pttrs", lname, "-", n, nsys, 4, s), check(false, info));
+    }
+#endif
+  }
+
+  // -------------------------------------------------------------------------
+  void run_naive(const int n) {
+    const int nsys = static_cast<int>(o_.points / n);
+    // lines s = j + ny*k: a 3D field (n, ny, nz) with ny*nz = nsys, nz <= ny
+    int nz = 1;
+    for (int q = 1; static_cast<long long>(q) * q <= nsys; ++q)
+      if (nsys % q == 0) nz = q;
+    const int ny = nsys / nz;
+    using Field = Kokkos::View<T***, Kokkos::LayoutLeft, Mem>;
+    Field f(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kband_bench::field"), n, ny, nz);
+    Field u(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kband_bench::field_out"), n, ny, nz);
+    const Gen g{o_.seed, n, false};
+    const std::int64_t flat = static_cast<std::int64_t>(nsys) * n;
+    Kokkos::parallel_for("kband_bench::fill_field", Policy(exec_, 0, flat), FillField<T>{f, g, n, ny});
+    // factor of the shared matrix, on the host in double
+    Kokkos::View<T*, Mem> va("kband_bench::naive_a", n), vw("kband_bench::naive_w", n), vcp("kband_bench::naive_cp", n);
+    {
+      auto ha = Kokkos::create_mirror_view(va);
+      auto hw = Kokkos::create_mirror_view(vw);
+      auto hcp = Kokkos::create_mirror_view(vcp);
+      double cprev = 0;
+      for (int j = 0; j < n; ++j) {
+        const double aj = static_cast<T>(g.a(Gen::kShared, j)), bj = static_cast<T>(g.b(Gen::kShared, j)),
+                     cj = static_cast<T>(g.c(Gen::kShared, j));
+        const double w = 1.0 / (bj - aj * cprev);
+        cprev = cj * w;
+        ha(j) = static_cast<T>(aj);
+        hw(j) = static_cast<T>(w);
+        hcp(j) = static_cast<T>(cprev);
+      }
+      Kokkos::deep_copy(va, ha);
+      Kokkos::deep_copy(vw, hw);
+      Kokkos::deep_copy(vcp, hcp);
+    }
+    Kokkos::deep_copy(u, std::numeric_limits<T>::quiet_NaN());
+    const Stats s = measure([&] {
+      Kokkos::parallel_for("kband_bench::naive_thomas_x", Policy(exec_, 0, nsys),
+                           NaiveThomasX<T>{f, u, va, vw, vcp, n, ny});
+    });
+    const CheckResult cr = check_solution<T, LineOps>(exec_, FieldLines<T>{u, ny}, static_cast<std::size_t>(flat),
+                                                      nsys, n, g, true, Kokkos::View<int*, Mem>());
+    Row r = make_row("naive-x", "field-LL", "-", n, nsys, 2, s);
+    r.note = kband::impl::concat("field ", n, "x", ny, "x", nz);
+    emit(r, cr);
+  }
+
+  // -------------------------------------------------------------------------
+  const Row* find(const std::string& algo, const std::string& layout, const std::string& variant, int n) const {
+    for (const Row& r : rows_)
+      if (r.algo == algo && r.layout == layout && r.variant == variant && r.n == n && r.status == "ok") return &r;
+    return nullptr;
+  }
+  /// Fastest ok kband row of any variant.
+  const Row* find_best(const std::string& algo, const std::string& layout, int n) const {
+    const Row* best = nullptr;
+    for (const Row& r : rows_)
+      if (r.algo == algo && r.layout == layout && r.n == n && r.status == "ok" &&
+          (!best || r.ns_per_point < best->ns_per_point))
+        best = &r;
+    return best;
+  }
+
+  void say(const std::string& s) {
+    std::printf("%s\n", s.c_str());
+    summary_.push_back(s);
+  }
+
+  void compare(const std::string& kalgo, const std::string& klayout, const std::string& peer,
+               const std::string& player) {
+    std::vector<double> auto_r, best_r;
+    std::vector<int> nn;
+    for (int n : o_.ns) {
+      const Row* p = find(peer, player, "-", n);
+      if (!p) continue;
+      const Row* ka = find(kalgo, klayout, "auto", n);
+      const Row* kb = find_best(kalgo, klayout, n);
+      if (!kb) continue;
+      nn.push_back(n);
+      best_r.push_back(kb->ns_per_point / p->ns_per_point);
+      auto_r.push_back(ka ? ka->ns_per_point / p->ns_per_point : NAN);
+    }
+    if (nn.empty()) return;
+    std::ostringstream os;
+    os.setf(std::ios::fixed);
+    os.precision(2);
+    os << "  kband " << kalgo << "/" << klayout << " vs " << peer << "/" << player << ": time kband/peer";
+    for (std::size_t i = 0; i < nn.size(); ++i) {
+      os << (i ? ", " : " ") << "n=" << nn[i] << ":" << best_r[i];
+      if (std::isfinite(auto_r[i]) && std::fabs(auto_r[i] - best_r[i]) > 0.005) os << "(auto " << auto_r[i] << ")";
+    }
+    double lg = 0;
+    for (double v : best_r) lg += std::log(v);
+    os << "  [geomean " << std::exp(lg / best_r.size()) << "]";
+    say(os.str());
+  }
+
+  void print_summary() {
+    std::printf("\n");
+    say(kband::impl::concat("Summary (", Exec::name(), ", ", meta_.kv["device"], ", ", o_.precision,
+                            ", ", o_.points, " points): copy ", fmt("%.2f", copy_gbs_), " GB/s = ",
+                            fmt("%.4f", copy_ns_pp_), " ns/point"));
+    say("Best bandwidth ratio to copy (GB/s by minimum data movement / copy GB/s; 1.0 = copy speed):");
+    std::vector<std::string> algos;
+    for (const Row& r : rows_)
+      if (r.algo.compare(0, 6, "stream") != 0 && std::find(algos.begin(), algos.end(), r.algo) == algos.end())
+        algos.push_back(r.algo);
+    for (const auto& al : algos) {
+      const Row* best = nullptr;
+      const Row* worst = nullptr;
+      for (const Row& r : rows_)
+        if (r.algo == al && r.status == "ok") {
+          if (!best || r.bw_ratio > best->bw_ratio) best = &r;
+          if (!worst || r.bw_ratio < worst->bw_ratio) worst = &r;
+        }
+      if (!best) {
+        say(kband::impl::concat("  ", al, ": no successful row"));
+        continue;
+      }
+      char name[64];
+      std::snprintf(name, sizeof(name), "%-44s", al.c_str());
+      say(kband::impl::concat("  ", name, " best ", fmt("%.3f", best->bw_ratio), " (",
+                              best->layout, "/", best->variant, ", n=", best->n, ", t/copy ",
+                              fmt("%.2f", best->time_ratio), ")   worst ", fmt("%.3f", worst->bw_ratio), " (",
+                              worst->layout, "/", worst->variant, ", n=", worst->n, ")"));
+    }
+    const bool any_peer = std::any_of(rows_.begin(), rows_.end(), [](const Row& r) {
+      return r.algo.compare(0, 8, "cusparse") == 0 || r.algo.compare(0, 2, "kk") == 0;
+    });
+    if (any_peer) {
+      say("kband vs peers, same systems (time ratio < 1: kband faster; best kband variant, auto in parens if different):");
+      compare("thomas", "contiguous", "cusparse-gtsv2StridedBatch", "contiguous");
+      for (const char* al : {"thomas", "lu", "qr"})
+        compare("thomas", "interleaved", std::string("cusparse-gtsvInterleavedBatch(") + al + ")", "interleaved");
+      compare("thomas", "grouped", "cusparse-gtsvInterleavedBatch(thomas)", "interleaved");
+      compare("shared", "grouped", "cusparse-gtsvInterleavedBatch-shared(thomas)", "interleaved");
+      compare("shared", "interleaved", "cusparse-gtsvInterleavedBatch-shared(thomas)", "interleaved");
+      for (const char* l : kAllLayouts) compare("thomas", l, "kk-pttrf+pttrs", l);
+    } else {
+      say("kband vs peers: no peer in this build (cuSPARSE needs CUDA Kokkos; KK pttrf needs Kokkos Kernels >= 4.5)");
+    }
+    // the naive baseline vs kband shared on the contiguous layout (same data movement)
+    {
+      std::vector<double> rr;
+      for (int n : o_.ns) {
+        const Row* nv = find("naive-x", "field-LL", "-", n);
+        const Row* k = find_best("shared", "grouped", n);
+        if (nv && k) rr.push_back(k->ns_per_point / nv->ns_per_point);
+      }
+      if (!rr.empty()) {
+        double lg = 0;
+        for (double v : rr) lg += std::log(v);
+        say(kband::impl::concat("  kband shared/grouped vs naive-x: time ratio geomean ",
+                                fmt("%.2f", std::exp(lg / rr.size())), " over ", rr.size(), " sizes"));
+      }
+    }
+    say(failures_ ? kband::impl::concat("VERIFICATION: ", failures_, " row(s) FAILED")
+                  : std::string("VERIFICATION: all rows passed"));
+  }
+};
+
+}  // namespace kband_bench
+
+int main(int argc, char** argv) {
+  using namespace kband_bench;
+  Options opt;
+  try {
+    if (!parse_args(argc, argv, opt)) {
+      print_help(argv[0]);
+      return 0;
+    }
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "kband-bench: %s\n", e.what());
+    return 2;
+  }
+  // Kokkos sees only its own arguments.
+  std::vector<char*> kargs{argv[0]};
+  for (int i = 1; i < argc; ++i)
+    if (std::strncmp(argv[i], "--kokkos-", 9) == 0) kargs.push_back(argv[i]);
+  int kargc = static_cast<int>(kargs.size());
+  Kokkos::initialize(kargc, kargs.data());
+  int rc = 0;
+  {
+    Meta meta;
+    Kokkos::Timer wall;
+    try {
+      meta.kv["exec_space"] = Exec::name();
+      meta.kv["device"] = device_name();
+      meta.kv["kokkos_version"] = std::to_string(KOKKOS_VERSION);
+      meta.kv["kband_version"] =
+          kband::impl::concat(KBAND_VERSION_MAJOR, ".", KBAND_VERSION_MINOR, ".", KBAND_VERSION_PATCH);
+      meta.kv["precision"] = opt.precision;
+      meta.kv["points"] = std::to_string(opt.points);
+      meta.kv["reps"] = std::to_string(opt.reps);
+      meta.kv["grouped_sz"] = std::to_string(kSZ);
+      meta.kv["cusparse"] = KBAND_BENCH_CUSPARSE ? "yes" : "no";
+      meta.kv["kokkos_kernels_pttrf"] = KBAND_BENCH_KK_PTTRF ? "yes" : "no";
+      std::vector<Row> rows;
+      if (opt.precision == "float") {
+        Bench<float> b(opt, meta);
+        rc = b.run();
+        rows = b.rows();
+      } else {
+        Bench<double> b(opt, meta);
+        rc = b.run();
+        rows = b.rows();
+      }
+      meta.kv["wall_s"] = fmt("%.2f", wall.seconds());
+      std::printf("wall time %.1f s\n", wall.seconds());
+      if (!opt.json.empty() && opt.json != "none") {
+        if (write_json(opt.json, meta, rows)) std::printf("wrote %s\n", opt.json.c_str());
+        else { std::fprintf(stderr, "kband-bench: cannot write %s\n", opt.json.c_str()); rc = rc ? rc : 2; }
+      }
+      if (!opt.csv.empty()) {
+        if (write_csv(opt.csv, meta, rows)) std::printf("wrote %s\n", opt.csv.c_str());
+        else { std::fprintf(stderr, "kband-bench: cannot write %s\n", opt.csv.c_str()); rc = rc ? rc : 2; }
+      }
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "kband-bench: error: %s\n", e.what());
+      rc = 2;
+    }
+  }
+  Kokkos::finalize();
+  return rc;
+}

@@ -1,0 +1,233 @@
+// Batched Householder tridiagonalisation of dense symmetric matrices, and the
+// symmetric solver built on it (seed 001, second half):
+//
+//   kband::tridiagonalize(exec, A, diag, offdiag, V, tau)
+//       A (nmat, d, d) symmetric (only read); on return, for each matrix m,
+//       A = Q T Q^T with T = tridiag(offdiag, diag, offdiag),
+//       offdiag(m, j) = T(j+1, j) (j < d-1), Q = P_0 P_1 ... P_{d-3},
+//       P_k = I - tau(m,k) v_k v_k^T, v_k = V(m, :, k) (zero in rows 0..k).
+//   kband::solve_symmetric(exec, A, b, x, info)
+//       x = Q T^-1 Q^T b, with T y = Q^T b solved by PCR.
+//
+// One team per matrix; the working copy of A lives in team scratch (on chip
+// when it fits, else the backend's level-1 scratch). Step k: u = x - alpha e1
+// with alpha = -sign(x_0)|x| (x = A(k+1:, k)), H = |u|^2 / 2, p = A u / H,
+// K = u.p / (2H), q = p - K u, A <- A - q u^T - u q^T.
+#pragma once
+
+#include "kband_PCR.hpp"
+
+
+namespace kband {
+namespace impl {
+
+template <class Exec, class VA, class VD, class VE, class VV, class VT>
+struct HouseholderKernel {
+  using T = typename VD::non_const_value_type;
+  using member_type = typename Kokkos::TeamPolicy<Exec>::member_type;
+  VA A;
+  VD diag;
+  VE off;
+  VV V;
+  VT tau;
+  int d;
+  int level;
+
+  KOKKOS_INLINE_FUNCTION static size_t scratch_bytes(int d) {
+    return (static_cast<size_t>(d) * d + 3 * static_cast<size_t>(d) + 8) * sizeof(T);
+  }
+
+  KOKKOS_FUNCTION void operator()(const member_type& team) const {
+    const int m = team.league_rank();
+    T* W = static_cast<T*>(team.team_scratch(level).get_shmem(scratch_bytes(d)));
+    T* u = W + static_cast<size_t>(d) * d;  // Householder vector (rows k+1..d-1)
+    T* p = u + d;                           // p, then q
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, d * d), [&](const int ij) {
+      W[ij] = A(m, ij / d, ij % d);
+    });
+    team.team_barrier();
+    for (int k = 0; k + 2 < d; ++k) {
+      const int k1 = k + 1, len = d - k1;
+      T nrm2 = 0;
+      Kokkos::parallel_reduce(
+          Kokkos::TeamThreadRange(team, len),
+          [&](const int i, T& s) {
+            const T v = W[(k1 + i) * d + k];
+            s += v * v;
+          },
+          nrm2);
+      const T x0 = W[k1 * d + k];
+      const T nrm = impl::sqrt_(nrm2);
+      const T alpha = x0 >= T(0) ? -nrm : nrm;
+      const T u0 = x0 - alpha;
+      const T H = (nrm2 - x0 * x0 + u0 * u0) / T(2);  // |u|^2 / 2
+      const bool skip = !(H > T(0));                  // x already a multiple of e1
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, len), [&](const int i) {
+        u[k1 + i] = skip ? T(0) : (i == 0 ? u0 : W[(k1 + i) * d + k]);
+      });
+      Kokkos::single(Kokkos::PerTeam(team), [&]() {
+        diag(m, k) = W[k * d + k];
+        off(m, k) = skip ? x0 : alpha;
+        tau(m, k) = skip ? T(0) : T(1) / H;
+      });
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, d), [&](const int i) {
+        V(m, i, k) = (i <= k || skip) ? T(0) : (i == k1 ? u0 : W[i * d + k]);
+      });
+      team.team_barrier();
+      if (!skip) {
+        // p = A22 u / H
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, len), [&](const int i) {
+          T s = 0;
+          const T* row = W + static_cast<size_t>(k1 + i) * d;
+          for (int j = k1; j < d; ++j) s += row[j] * u[j];
+          p[k1 + i] = s / H;
+        });
+        team.team_barrier();
+        T up = 0;
+        Kokkos::parallel_reduce(
+            Kokkos::TeamThreadRange(team, len), [&](const int i, T& s) { s += u[k1 + i] * p[k1 + i]; }, up);
+        const T K = up / (T(2) * H);
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, len), [&](const int i) { p[k1 + i] -= K * u[k1 + i]; });
+        team.team_barrier();
+        // A22 <- A22 - q u^T - u q^T
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, len * len), [&](const int ij) {
+          const int i = k1 + ij / len, j = k1 + ij % len;
+          W[i * d + j] -= p[i] * u[j] + u[i] * p[j];
+        });
+        team.team_barrier();
+      }
+    }
+    // last two rows (or the only one)
+    Kokkos::single(Kokkos::PerTeam(team), [&]() {
+      if (d >= 2) {
+        diag(m, d - 2) = W[(d - 2) * d + d - 2];
+        off(m, d - 2) = W[(d - 1) * d + d - 2];
+        tau(m, d - 2) = T(0);
+      }
+      diag(m, d - 1) = W[(d - 1) * d + d - 1];
+      off(m, d - 1) = T(0);
+      tau(m, d - 1) = T(0);
+    });
+    for (int k = (d >= 2 ? d - 2 : 0); k < d; ++k)
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, d), [&](const int i) { V(m, i, k) = T(0); });
+  }
+};
+
+/// y <- P_k y for k in order (Transpose: Q^T y, k = 0..d-3) or reverse (Q y).
+template <class Exec, class VV, class VT, class VY>
+struct ApplyQKernel {
+  using T = typename VT::non_const_value_type;
+  using member_type = typename Kokkos::TeamPolicy<Exec>::member_type;
+  VV V;
+  VT tau;
+  VY y;
+  int d;
+  bool transpose;
+  KOKKOS_FUNCTION void operator()(const member_type& team) const {
+    const int m = team.league_rank();
+    for (int t = 0; t + 2 < d; ++t) {
+      const int k = transpose ? t : d - 3 - t;
+      const T tk = tau(m, k);
+      T s = 0;
+      Kokkos::parallel_reduce(
+          Kokkos::TeamThreadRange(team, k + 1, d), [&](const int i, T& acc) { acc += V(m, i, k) * y(m, i); }, s);
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, k + 1, d),
+                           [&](const int i) { y(m, i) -= tk * s * V(m, i, k); });
+      team.team_barrier();
+    }
+  }
+};
+
+template <class Exec>
+int householder_team_size(int d) {
+  if (!is_device_exec<Exec>::value) return 1;
+  return d >= 128 ? 256 : (d >= 32 ? 128 : 32);
+}
+
+}  // namespace impl
+
+template <class Exec, class VA, class VD, class VE, class VV, class VT>
+void tridiagonalize(const Exec& exec, const VA& A, const VD& diag, const VE& offdiag, const VV& V,
+                    const VT& tau) {
+  const char* fn = "kband::tridiagonalize";
+  impl::ProfilingRegion region(fn);
+  static_assert(VA::rank == 3 && VV::rank == 3 && VD::rank == 2 && VE::rank == 2 && VT::rank == 2,
+                "kband::tridiagonalize: A, V are (nmat, d, d); diag, offdiag, tau are (nmat, d)");
+  const int nmat = static_cast<int>(A.extent(0)), d = static_cast<int>(A.extent(1));
+  impl::require(d >= 1, impl::concat(fn, ": d=", d, ", the minimum is 1"));
+  impl::require(static_cast<int>(A.extent(2)) == d,
+                impl::concat(fn, ": argument 'A' is ", A.extent(1), "x", A.extent(2), ", not square"));
+  auto chk2 = [&](const char* name, size_t e0, size_t e1) {
+    impl::require(static_cast<int>(e0) == nmat && static_cast<int>(e1) == d,
+                  impl::concat(fn, ": argument '", name, "' has extents (", e0, ", ", e1, "), expected (", nmat,
+                               ", ", d, ")"));
+  };
+  chk2("diag", diag.extent(0), diag.extent(1));
+  chk2("offdiag", offdiag.extent(0), offdiag.extent(1));
+  chk2("tau", tau.extent(0), tau.extent(1));
+  impl::require(static_cast<int>(V.extent(0)) == nmat && static_cast<int>(V.extent(1)) == d &&
+                    static_cast<int>(V.extent(2)) == d,
+                impl::concat(fn, ": argument 'V' must be (", nmat, ", ", d, ", ", d, ")"));
+  if (nmat == 0) return;
+  using K = impl::HouseholderKernel<Exec, VA, VD, VE, VV, VT>;
+  const size_t bytes = K::scratch_bytes(d);
+  const int level = bytes <= static_cast<size_t>(Kokkos::TeamPolicy<Exec>::scratch_size_max(0)) ? 0 : 1;
+  impl::require(bytes <= static_cast<size_t>(Kokkos::TeamPolicy<Exec>::scratch_size_max(level)),
+                impl::concat(fn, ": d=", d, " needs ", bytes, " bytes of team scratch, more than the backend offers"));
+  Kokkos::TeamPolicy<Exec> policy(exec, nmat, impl::householder_team_size<Exec>(d));
+  policy.set_scratch_size(level, Kokkos::PerTeam(bytes));
+  Kokkos::parallel_for(fn, policy, K{A, diag, offdiag, V, tau, d, level});
+}
+
+/// Applies Q^T (transpose = true) or Q to every row y(m, :) in place.
+template <class Exec, class VV, class VT, class VY>
+void apply_q(const Exec& exec, const VV& V, const VT& tau, const VY& y, bool transpose) {
+  impl::ProfilingRegion region("kband::apply_q");
+  const int nmat = static_cast<int>(V.extent(0)), d = static_cast<int>(V.extent(1));
+  impl::require(static_cast<int>(y.extent(0)) == nmat && static_cast<int>(y.extent(1)) == d,
+                impl::concat("kband::apply_q: argument 'y' has extents (", y.extent(0), ", ", y.extent(1),
+                             "), expected (", nmat, ", ", d, ")"));
+  if (nmat == 0 || d < 3) return;
+  const int team = impl::is_device_exec<Exec>::value ? 64 : 1;
+  Kokkos::parallel_for("kband::apply_q", Kokkos::TeamPolicy<Exec>(exec, nmat, team),
+                       impl::ApplyQKernel<Exec, VV, VT, VY>{V, tau, y, d, transpose});
+}
+
+/// x(m,:) = A(m)^-1 b(m,:) for dense symmetric A (nmat, d, d) via Householder
+/// tridiagonalisation and PCR. info(m) as for kband::pcr (a zero reduced
+/// diagonal of T); x(m,:) is then NaN. Allocates its workspace per call.
+template <class Exec, class VA, class VB, class VX, class Info>
+void solve_symmetric(const Exec& exec, const VA& A, const VB& b, const VX& x, const Info& info) {
+  const char* fn = "kband::solve_symmetric";
+  impl::ProfilingRegion region(fn);
+  using T = typename VX::non_const_value_type;
+  using Mem = typename VX::memory_space;
+  static_assert(VB::rank == 2 && VX::rank == 2, "kband::solve_symmetric: b and x are (nmat, d)");
+  const int nmat = static_cast<int>(A.extent(0)), d = static_cast<int>(A.extent(1));
+  impl::require(static_cast<int>(b.extent(0)) == nmat && static_cast<int>(b.extent(1)) == d,
+                impl::concat(fn, ": argument 'b' has extents (", b.extent(0), ", ", b.extent(1), "), expected (",
+                             nmat, ", ", d, ")"));
+  impl::require(static_cast<int>(x.extent(0)) == nmat && static_cast<int>(x.extent(1)) == d,
+                impl::concat(fn, ": argument 'x' has extents (", x.extent(0), ", ", x.extent(1), "), expected (",
+                             nmat, ", ", d, ")"));
+  impl::check_info(fn, info, nmat);
+  using V2 = Kokkos::View<T**, Kokkos::LayoutRight, Mem>;
+  const auto noinit = [&](const char* l) { return Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, std::string(l)); };
+  V2 diag(noinit("kband::sym::diag"), nmat, d), off(noinit("kband::sym::off"), nmat, d),
+      tau(noinit("kband::sym::tau"), nmat, d), sub(noinit("kband::sym::sub"), nmat, d), y(noinit("kband::sym::y"), nmat, d);
+  Kokkos::View<T***, Kokkos::LayoutRight, Mem> V(noinit("kband::sym::V"), nmat, d, d);
+  tridiagonalize(exec, A, diag, off, V, tau);
+  // sub(m, j) = T(j, j-1) = off(m, j-1); y = b
+  Kokkos::parallel_for("kband::solve_symmetric::prep", Kokkos::RangePolicy<Exec>(exec, 0, nmat * d),
+                       KOKKOS_LAMBDA(const int mj) {
+                         const int m = mj / d, j = mj % d;
+                         sub(m, j) = j > 0 ? off(m, j - 1) : T(0);
+                         y(m, j) = b(m, j);
+                       });
+  apply_q(exec, V, tau, y, true);
+  pcr(exec, sub, diag, off, y, y, info);
+  apply_q(exec, V, tau, y, false);
+  Kokkos::deep_copy(exec, x, y);
+}
+
+}  // namespace kband
