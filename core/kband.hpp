@@ -7,3 +7,4 @@
 #include "kband_PCR.hpp"
 #include "kband_Tridiagonal.hpp"
 #include "kband_Householder.hpp"
+#include "kband_GTSV.hpp"

@@ -64,21 +64,8 @@ void pcr(const Exec& exec, const BA& a, const BB& b, const BC& c, const BD& d, c
   impl::ProfilingRegion region(fn);
   using T = impl::batch_value_t<BX>;
   using tx = impl::batch_traits<BX>;
-  static_assert(tx::is_batch, "kband: x must be a kband batch");
-  static_assert(std::is_same<T, float>::value || std::is_same<T, double>::value,
-                "kband: float and double are supported");
-  impl::require_accessible<Kokkos::View<T*, typename tx::memory_space>, Exec>("x");
-  impl::check_same_layout<BX, BA>(fn, "a");
-  impl::check_same_layout<BX, BB>(fn, "b");
-  impl::check_same_layout<BX, BC>(fn, "c");
-  impl::check_same_layout<BX, BD>(fn, "d");
+  impl::check_tridiagonal_args<Exec>(fn, a, b, c, d, x, info, 1);
   const int nsys = tx::nsys(x), n = tx::n(x);
-  impl::require(n >= 1, impl::concat(fn, ": n=", n, " rows, the minimum is 1"));
-  impl::check_batch(fn, "a", a, nsys, n);
-  impl::check_batch(fn, "b", b, nsys, n);
-  impl::check_batch(fn, "c", c, nsys, n);
-  impl::check_batch(fn, "d", d, nsys, n);
-  impl::check_info(fn, info, nsys);
   using K = impl::PCRPerSystem<Exec, BA, BB, BC, BD, BX, Info>;
   const impl::PCRGeometry g = impl::pcr_geometry<Exec>(fn, nsys, n, K::bytes_per_system(n), opt);
   impl::launch_pcr(fn, exec, g, K{a, b, c, d, x, info, g, std::numeric_limits<T>::quiet_NaN()});

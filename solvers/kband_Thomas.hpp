@@ -113,11 +113,10 @@ void check_info(const char* fn, const InfoView& info, int nsys) {
                  ", expected nsys=", nsys));
 }
 
-template <bool Periodic, class Exec, class BA, class BB, class BC, class BD, class BX, class Info>
-void thomas_per_system(const char* fn, const Exec& exec, const BA& a, const BB& b, const BC& c,
-                       const BD& d, const BX& x, const Info& info, const SolveOptions& opt,
-                       Kokkos::View<batch_value_t<BX>*, typename batch_traits<BX>::memory_space> ws) {
-  ProfilingRegion region(fn);
+/// Argument checks shared by the per-system tridiagonal solvers.
+template <class Exec, class BA, class BB, class BC, class BD, class BX, class Info>
+void check_tridiagonal_args(const char* fn, const BA& a, const BB& b, const BC& c, const BD& d, const BX& x,
+                            const Info& info, int min_n) {
   using T = batch_value_t<BX>;
   using tx = batch_traits<BX>;
   static_assert(tx::is_batch, "kband: x must be a kband batch (ContiguousBatch, InterleavedBatch or GroupedBatch)");
@@ -129,8 +128,7 @@ void thomas_per_system(const char* fn, const Exec& exec, const BA& a, const BB& 
   check_same_layout<BX, BC>(fn, "c");
   check_same_layout<BX, BD>(fn, "d");
   const int nsys = tx::nsys(x), n = tx::n(x);
-  require(n >= (Periodic ? 3 : 1),
-          concat(fn, ": n=", n, " rows, the minimum is ", Periodic ? 3 : 1));
+  require(n >= min_n, concat(fn, ": n=", n, " rows, the minimum is ", min_n));
   check_batch(fn, "a", a, nsys, n);
   check_batch(fn, "b", b, nsys, n);
   check_batch(fn, "c", c, nsys, n);
@@ -139,6 +137,17 @@ void thomas_per_system(const char* fn, const Exec& exec, const BA& a, const BB& 
   require(tx::data(x) != batch_traits<BA>::data(a) && tx::data(x) != batch_traits<BB>::data(b) &&
               tx::data(x) != batch_traits<BC>::data(c),
           concat(fn, ": x must not alias a, b or c (it may alias d)"));
+}
+
+template <bool Periodic, class Exec, class BA, class BB, class BC, class BD, class BX, class Info>
+void thomas_per_system(const char* fn, const Exec& exec, const BA& a, const BB& b, const BC& c,
+                       const BD& d, const BX& x, const Info& info, const SolveOptions& opt,
+                       Kokkos::View<batch_value_t<BX>*, typename batch_traits<BX>::memory_space> ws) {
+  ProfilingRegion region(fn);
+  using T = batch_value_t<BX>;
+  using tx = batch_traits<BX>;
+  check_tridiagonal_args<Exec>(fn, a, b, c, d, x, info, Periodic ? 3 : 1);
+  const int nsys = tx::nsys(x), n = tx::n(x);
   constexpr int W = thomas_lanes<Exec, BX>::value;
   constexpr int U = thomas_unroll<Exec, BX>::value;
   const ThomasGeometry g = thomas_geometry<Exec, T>(fn, nsys, n, W, Periodic ? 3 : 2, opt);
