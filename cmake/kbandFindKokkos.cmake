@@ -64,7 +64,16 @@ endif()
 
 set(KBAND_HAVE_KOKKOSKERNELS OFF)
 if(KBAND_ENABLE_KOKKOSKERNELS)
-  find_package(KokkosKernels CONFIG QUIET HINTS ${KBAND_KOKKOS_HINTS})
+  # Prefer the Kokkos Kernels installed beside the Kokkos in use: a system copy
+  # built against another Kokkos (Debian's 3.4) must not shadow it.
+  if(NOT KokkosKernels_DIR AND NOT KokkosKernels_ROOT AND Kokkos_DIR)
+    get_filename_component(_kband_kprefix "${Kokkos_DIR}/../../.." ABSOLUTE)
+    find_package(KokkosKernels CONFIG QUIET PATHS "${_kband_kprefix}" NO_DEFAULT_PATH)
+    unset(_kband_kprefix)
+  endif()
+  if(NOT KokkosKernels_FOUND)
+    find_package(KokkosKernels CONFIG QUIET HINTS ${KBAND_KOKKOS_HINTS})
+  endif()
   if(KokkosKernels_FOUND AND TARGET Kokkos::kokkoskernels)
     set(KBAND_HAVE_KOKKOSKERNELS ON)
   elseif(KokkosKernels_FOUND AND KokkosKernels_LIBRARIES AND KBAND_KOKKOS_FLAVOR STREQUAL "trilinos")

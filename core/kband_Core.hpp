@@ -23,7 +23,8 @@ namespace kband {
 /// `info` View instead, so one bad system never hides the others' results.
 class Error : public std::runtime_error {
  public:
-  explicit Error(const std::string& what) : std::runtime_error("kband: " + what) {}
+  explicit Error(const std::string& what)
+      : std::runtime_error(what.compare(0, 7, "kband::") == 0 ? what : "kband: " + what) {}
 };
 
 /// LAPACK-style per-system status written by the solvers into `info(s)`:

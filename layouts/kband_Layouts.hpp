@@ -71,7 +71,7 @@ class GroupedBatch {
   KOKKOS_INLINE_FUNCTION int nsys() const { return nsys_; }
   KOKKOS_INLINE_FUNCTION int n() const { return static_cast<int>(data_.extent(1)); }
   KOKKOS_INLINE_FUNCTION int ngroups() const { return static_cast<int>(data_.extent(0)); }
-  const view_type& view() const { return data_; }
+  KOKKOS_INLINE_FUNCTION const view_type& view() const { return data_; }
   std::string label() const { return data_.label(); }
 
  private:

@@ -50,10 +50,12 @@ struct thomas_lanes {
           ? 1
           : (L == Layout::Grouped ? (batch_traits<BX>::sz <= 32 ? batch_traits<BX>::sz : 32) : 8);
 };
-/// Rows whose loads are issued together in the forward pass.
-template <class Exec, class BX>
+/// Rows whose loads are issued together before the recurrence uses them, so
+/// that a GPU thread keeps enough bytes in flight: 16 rows when one array is
+/// streamed (shared coefficients), 8 when four are (per-system coefficients).
+template <class Exec, class BX, int Streams = 4>
 struct thomas_unroll {
-  static constexpr int value = is_device_exec<Exec>::value ? 8 : 1;
+  static constexpr int value = is_device_exec<Exec>::value ? (Streams == 1 ? 16 : 8) : 1;
 };
 
 template <class Exec, class T>
@@ -266,7 +268,7 @@ void thomas(const Exec& exec, const TridiagonalFactor<T, Mem>& factor, const BD&
   impl::check_batch(fn, "d", d, nsys, n);
   impl::check_info(fn, info, nsys);
   constexpr int W = impl::thomas_lanes<Exec, BX>::value;
-  constexpr int U = impl::thomas_unroll<Exec, BX>::value;
+  constexpr int U = impl::thomas_unroll<Exec, BX, 1>::value;
   const impl::ThomasGeometry g = impl::thomas_geometry<Exec, T>(fn, nsys, n, W, 1, opt);
   using Base = impl::ThomasBase<Exec, BX, T, W>;
   Base base{nsys, n, g.scratch, g.scratch_level, {}, std::numeric_limits<T>::quiet_NaN()};

@@ -100,12 +100,27 @@ struct GTSVPerSystem : ThomasBase<Exec, BX, batch_value_t<BX>, W> {
       x2[l] = T(0);
       x(s0 + l, n - 1) = x1[l];
     }
-    for (int j = n - 2; j >= 0; --j) {
-      for (int l = 0; l < nlc; ++l) {
-        const T xj = (yref(st, s0, j, l) - st(1, j, l) * x1[l] - st(2, j, l) * x2[l]) * st(0, j, l);
-        x2[l] = x1[l];
-        x1[l] = xj;
-        x(s0 + l, j) = xj;
+    for (int jb = n - 2; jb >= 0; jb -= U) {
+      T rv[U][W], u1[U][W], u2[U][W], yv[U][W];
+      for (int u = 0; u < U; ++u) {
+        const int j = jb - u;
+        if (j >= 0)
+          for (int l = 0; l < nlc; ++l) {
+            rv[u][l] = st(0, j, l);
+            u1[u][l] = st(1, j, l);
+            u2[u][l] = st(2, j, l);
+            yv[u][l] = yref(st, s0, j, l);
+          }
+      }
+      for (int u = 0; u < U; ++u) {
+        const int j = jb - u;
+        if (j >= 0)
+          for (int l = 0; l < nlc; ++l) {
+            const T xj = (yv[u][l] - u1[u][l] * x1[l] - u2[u][l] * x2[l]) * rv[u][l];
+            x2[l] = x1[l];
+            x1[l] = xj;
+            x(s0 + l, j) = xj;
+          }
       }
     }
     for (int l = 0; l < nlc; ++l) {

@@ -208,17 +208,31 @@ struct ThomasPerSystem : ThomasBase<Exec, BX, batch_value_t<BX>, W> {
     for (int l = 0; l < nlc; ++l) {
       if (!Periodic) x(s0 + l, n - 1) = yprev[l];
     }
-    for (int j = n - 2; j >= 0; --j) {
-      for (int l = 0; l < nlc; ++l) {
-        const T cp = st(0, j, l);
-        yprev[l] = ybuf_ref(st, ybuf, s0, j, l) - cp * yprev[l];
-        if (Periodic) {
-          zprev[l] = st(zbuf, j, l) - cp * zprev[l];
-          st(zbuf, j, l) = zprev[l];
-          ybuf_ref(st, ybuf, s0, j, l) = yprev[l];
-        } else {
-          x(s0 + l, j) = yprev[l];
-        }
+    for (int jb = n - 2; jb >= 0; jb -= U) {
+      // the block's stored rows are loaded before the recurrence consumes them
+      T cv[U][W], yv[U][W], zv[U][W];
+      for (int u = 0; u < U; ++u) {
+        const int j = jb - u;
+        if (j >= 0)
+          for (int l = 0; l < nlc; ++l) {
+            cv[u][l] = st(0, j, l);
+            yv[u][l] = ybuf_ref(st, ybuf, s0, j, l);
+            if (Periodic) zv[u][l] = st(zbuf, j, l);
+          }
+      }
+      for (int u = 0; u < U; ++u) {
+        const int j = jb - u;
+        if (j >= 0)
+          for (int l = 0; l < nlc; ++l) {
+            yprev[l] = yv[u][l] - cv[u][l] * yprev[l];
+            if (Periodic) {
+              zprev[l] = zv[u][l] - cv[u][l] * zprev[l];
+              st(zbuf, j, l) = zprev[l];
+              ybuf_ref(st, ybuf, s0, j, l) = yprev[l];
+            } else {
+              x(s0 + l, j) = yprev[l];
+            }
+          }
       }
     }
     if (Periodic) {
@@ -334,12 +348,23 @@ struct ThomasShared : ThomasBase<Exec, BX, T, W> {
       fact[l] = Periodic ? (dot[l] + f.scal(0) * yprev[l]) * f.scal(1) : T(0);
       x(s0 + l, n - 1) = Periodic ? yprev[l] - fact[l] * f.z(n - 1) : yprev[l];
     }
-    for (int j = n - 2; j >= 0; --j) {
-      const T cpj = f.cp(j);
-      const T zj = Periodic ? f.z(j) : T(0);
-      for (int l = 0; l < nlc; ++l) {
-        yprev[l] = yref(st, s0, j, l) - cpj * yprev[l];
-        x(s0 + l, j) = Periodic ? yprev[l] - fact[l] * zj : yprev[l];
+    for (int jb = n - 2; jb >= 0; jb -= U) {
+      T yv[U][W];
+      for (int u = 0; u < U; ++u) {
+        const int j = jb - u;
+        if (j >= 0)
+          for (int l = 0; l < nlc; ++l) yv[u][l] = yref(st, s0, j, l);
+      }
+      for (int u = 0; u < U; ++u) {
+        const int j = jb - u;
+        if (j >= 0) {
+          const T cpj = f.cp(j);
+          const T zj = Periodic ? f.z(j) : T(0);
+          for (int l = 0; l < nlc; ++l) {
+            yprev[l] = yv[u][l] - cpj * yprev[l];
+            x(s0 + l, j) = Periodic ? yprev[l] - fact[l] * zj : yprev[l];
+          }
+        }
       }
     }
     for (int l = 0; l < nlc; ++l) info(s0 + l) = 0;
