@@ -143,7 +143,7 @@ class CusparseContext {
 #if KBAND_BENCH_KK_PTTRF
 template <class T, class Ops>
 struct KKPttrfSolve {
-  typename Ops::batch D, E, X;  // diagonal, off-diagonal (first n-1 rows used), rhs -> solution
+  typename Ops::raw_type D, E, X;  // diagonal, off-diagonal (first n-1 rows used), rhs -> solution
   Kokkos::View<int*, Mem> info;
   int n;
   KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t k) const {

@@ -98,7 +98,8 @@ struct Meta {
   std::map<std::string, std::string> kv;  // printed as JSON strings
 };
 
-inline bool write_json(const std::string& file, const Meta& meta, const std::vector<Row>& rows) {
+inline bool write_json(const std::string& file, const Meta& meta, const std::vector<Row>& rows,
+                       const std::vector<std::string>& summary = {}) {
   std::ofstream o(file);
   if (!o) return false;
   o << "{\n  \"meta\": {";
@@ -124,6 +125,8 @@ inline bool write_json(const std::string& file, const Meta& meta, const std::vec
       << ", \"max_rel_residual\": " << json_num(r.residual) << ", \"status\": \"" << r.status
       << "\", \"note\": \"" << json_escape(r.note) << "\"}";
   }
+  o << "\n  ],\n  \"summary\": [";
+  for (std::size_t i = 0; i < summary.size(); ++i) o << (i ? ",\n" : "\n") << "    \"" << json_escape(summary[i]) << "\"";
   o << "\n  ]\n}\n";
   return static_cast<bool>(o);
 }

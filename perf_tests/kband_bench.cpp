@@ -31,15 +31,21 @@ const char* const kAllLayouts[] = {"contiguous", "interleaved", "grouped"};
 const char* const kAllVariants[] = {"global", "scratch", "auto"};
 
 struct Options {
-  long long points = kDevice ? (1LL << 27) : (1LL << 22);
+  // Defaults sized for about a minute: one H100/H200 filled on a GPU; on a
+  // host (2-core CI box, Serial) 2^21 points, still past the last-level cache
+  // for a single core's bandwidth.
+  long long points = kDevice ? (1LL << 27) : (1LL << 21);
   std::vector<int> ns;
   std::string precision = "double";
   std::set<std::string> algos{std::begin(kAllAlgos), std::end(kAllAlgos)};
   std::set<std::string> layouts{std::begin(kAllLayouts), std::end(kAllLayouts)};
-  std::set<std::string> variants{std::begin(kAllVariants), std::end(kAllVariants)};
-  int reps = kDevice ? 10 : 3;
+  // kband's Auto resolves to Global on host backends, so the host default
+  // skips it (--variants all brings it back).
+  std::set<std::string> variants = kDevice ? std::set<std::string>{"global", "scratch", "auto"}
+                                           : std::set<std::string>{"global", "scratch"};
+  int reps = kDevice ? 10 : 5;
   int warmup = 1;
-  std::string json = "kband-bench.json";
+  std::string json = "kband-bench.json";  // "none": no JSON
   std::string csv;
   std::uint64_t seed = 20240601;
   bool quick = false;
@@ -67,7 +73,8 @@ void print_help(const char* argv0) {
       "  --algos LIST        of: thomas, shared, periodic, periodic-shared, naive,\n"
       "                      cusparse, kk, all (default all). copy and scale always run.\n"
       "  --layouts LIST      of: contiguous, interleaved, grouped, all (default all)\n"
-      "  --variants LIST     of: global, scratch, auto, all (default all)\n"
+      "  --variants LIST     of: global, scratch, auto, all (default all on a GPU;\n"
+      "                      global,scratch on a host, where kband's Auto = Global)\n"
       "  --reps R            timed repetitions per row, median reported (default %d)\n"
       "  --warmup W          untimed calls before timing (default 1)\n"
       "  --seed S            data seed\n"
@@ -76,6 +83,8 @@ void print_help(const char* argv0) {
       "  --quick             smoke run: 2^16 points, n = 32,256,1024, 2 reps\n"
       "  --help              this text\n"
       "\n"
+      "Before each n, copy and scale are timed again; that n's rows are compared\n"
+      "with that copy.\n"
       "Method: inputs are random, symmetric, strictly diagonally dominant (SPD)\n"
       "systems generated on the device; outputs are poisoned with NaN before the\n"
       "warm-up and verified after timing (device scan of every output and info,\n"
@@ -209,17 +218,48 @@ std::string device_name() {
 // ---------------------------------------------------------------------------
 // Kernels owned by the benchmark
 // ---------------------------------------------------------------------------
-template <class T>
+/// STREAM copy y = x. Thread i moves the U elements i, i+m, ..., i+(U-1)m
+/// (m = N/U; coalesced across threads), loads first: with one element per
+/// thread a GPU cannot keep enough bytes in flight (on an H200 a float copy
+/// then ran at half the double copy's bandwidth). U = 1 on hosts.
+template <class T, int U>
 struct CopyK {
   Kokkos::View<const T*, Mem> x;
   Kokkos::View<T*, Mem> y;
-  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t i) const { y(i) = x(i); }
+  std::int64_t m, N;
+  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t i) const {
+    if constexpr (U == 1) {  // the plain loop, which host compilers vectorise
+      y(i) = x(i);
+      return;
+    }
+    if (i < m) {
+      T v[U];
+      for (int k = 0; k < U; ++k) v[k] = x(i + k * m);
+      for (int k = 0; k < U; ++k) y(i + k * m) = v[k];
+    }
+    const std::int64_t t = m * U + i;
+    if (t < N) y(t) = x(t);
+  }
 };
-template <class T>
+/// STREAM scale in place, x = s*x, same access pattern as CopyK.
+template <class T, int U>
 struct ScaleK {
   Kokkos::View<T*, Mem> x;
   T s;
-  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t i) const { x(i) = s * x(i); }
+  std::int64_t m, N;
+  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t i) const {
+    if constexpr (U == 1) {
+      x(i) = s * x(i);
+      return;
+    }
+    if (i < m) {
+      T v[U];
+      for (int k = 0; k < U; ++k) v[k] = x(i + k * m);
+      for (int k = 0; k < U; ++k) x(i + k * m) = s * v[k];
+    }
+    const std::int64_t t = m * U + i;
+    if (t < N) x(t) = s * x(t);
+  }
 };
 template <class T>
 struct FillField {
@@ -231,6 +271,13 @@ struct FillField {
     const std::int64_t line = k / n;
     f(i, static_cast<int>(line % ny), static_cast<int>(line / ny)) = static_cast<T>(g.d(line, i));
   }
+};
+
+/// A 1D View seen as one system (for the generic checks).
+template <class T>
+struct Flat1D {
+  Kokkos::View<T*, Mem> v;
+  KOKKOS_INLINE_FUNCTION T& operator()(const int, const int j) const { return v(j); }
 };
 
 /// The paper's baseline: one thread per x-line of f(i, j, k) (LayoutLeft, i
@@ -266,13 +313,13 @@ class Bench {
 
   int run() {
     print_header();
-    run_stream();
     print_table_header();
     for (int n : o_.ns) {
       if (n > o_.points) {
         std::printf("# n=%d skipped: more than --points=%lld\n", n, o_.points);
         continue;
       }
+      run_stream(n);
       if (o_.layouts.count("contiguous")) run_layout<kband::Layout::Contiguous>(n);
       if (o_.layouts.count("interleaved")) run_layout<kband::Layout::Interleaved>(n);
       if (o_.layouts.count("grouped")) run_layout<kband::Layout::Grouped>(n);
@@ -283,6 +330,7 @@ class Bench {
   }
 
   const std::vector<Row>& rows() const { return rows_; }
+  const std::vector<std::string>& summary() const { return summary_; }
 
  private:
   const Options& o_;
@@ -291,9 +339,13 @@ class Bench {
   std::vector<Row> rows_;
   std::vector<std::string> summary_;
   double copy_ns_pp_ = 0, copy_gbs_ = 0;
+  std::vector<double> copy_history_;
+  Kokkos::View<T*, Mem> sx_, sy_;  // STREAM arrays
   int failures_ = 0;
 
   static constexpr int kBytes = sizeof(T);
+  /// Elements per thread of the STREAM kernels: 32 bytes' worth on GPUs.
+  static constexpr int kStreamUnroll = kDevice ? static_cast<int>(32 / sizeof(T)) : 1;
 
   void print_header() {
     std::printf("kband-bench  (kband %d.%d.%d, Kokkos %d)\n", KBAND_VERSION_MAJOR, KBAND_VERSION_MINOR,
@@ -302,7 +354,12 @@ class Bench {
     std::printf("device          : %s\n", meta_.kv["device"].c_str());
     std::printf("precision       : %s (%d bytes); points per configuration %lld; reps %d (median), warm-up %d\n",
                 o_.precision.c_str(), kBytes, o_.points, o_.reps, o_.warmup);
-    std::printf("grouped SZ      : %d\n", kSZ);
+    std::printf("grouped SZ      : %d; STREAM elements per thread: %d\n", kSZ, kStreamUnroll);
+    std::string vl;
+    for (const char* v : kAllVariants)
+      if (o_.variants.count(v)) vl += (vl.empty() ? "" : ",") + std::string(v);
+    std::printf("kband variants  : %s%s\n", vl.c_str(),
+                kDevice ? "" : "   (on host backends kband's Auto is Global)");
     std::printf("peers           : cuSPARSE %s, Kokkos Kernels pttrf %s\n",
                 KBAND_BENCH_CUSPARSE ? "yes" : "not built (needs CUDA Kokkos + KBAND_ENABLE_CUDA_PEERS)",
                 KBAND_BENCH_KK_PTTRF ? "yes" : "not built (needs Kokkos Kernels >= 4.5)");
@@ -396,61 +453,51 @@ class Bench {
   }
 
   // -------------------------------------------------------------------------
-  void run_stream() {
+  /// STREAM-style copy and in-place scale on `points` elements, measured
+  /// before every n so each block's ratios use a reference taken next to it.
+  void run_stream(const int n) {
     const std::int64_t N = o_.points;
-    Kokkos::View<T*, Mem> x(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kband_bench::stream_x"), N);
-    Kokkos::View<T*, Mem> y(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kband_bench::stream_y"), N);
-    Kokkos::deep_copy(x, T(1));
+    if (sx_.extent(0) != static_cast<std::size_t>(N)) {
+      sx_ = Kokkos::View<T*, Mem>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kband_bench::stream_x"), N);
+      sy_ = Kokkos::View<T*, Mem>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kband_bench::stream_y"), N);
+      Kokkos::deep_copy(sx_, T(1));
+    }
+    const auto x = sx_;
+    const auto y = sy_;
+    constexpr int U = kStreamUnroll;
+    const std::int64_t m = N / U, threads = std::max<std::int64_t>(m, N - m * U);
     Kokkos::deep_copy(y, std::numeric_limits<T>::quiet_NaN());
     const Stats sc = measure([&] {
-      Kokkos::parallel_for("kband_bench::copy", Policy(exec_, 0, N), CopyK<T>{x, y});
+      Kokkos::parallel_for("kband_bench::copy", Policy(exec_, 0, threads), CopyK<T, U>{x, y, m, N});
     });
     copy_ns_pp_ = sc.med * 1e9 / static_cast<double>(N);
     copy_gbs_ = 2.0 * kBytes * static_cast<double>(N) / sc.med * 1e-9;
-    // alternate the factor 2, 1/2 so the values stay bounded (both are exact)
+    copy_history_.push_back(copy_gbs_);
+    // alternate the factors 2 and 1/2 so the values stay bounded (both exact)
     int flip = 0;
     const Stats ss = measure([&] {
       const T s = (flip++ % 2) ? T(0.5) : T(2);
-      Kokkos::parallel_for("kband_bench::scale", Policy(exec_, 0, N), ScaleK<T>{x, s});
+      Kokkos::parallel_for("kband_bench::scale", Policy(exec_, 0, threads), ScaleK<T, U>{x, s, m, N});
     });
     CheckResult c;
     {
       long long bad = 0;
       Kokkos::parallel_reduce(
           "kband_bench::check_copy", Policy(exec_, 0, N),
-          CountNonFinite<Flat1D, LineOps>{Flat1D{y}, 1, static_cast<int>(N)}, bad);
+          CountNonFinite<Flat1D<T>, LineOps>{Flat1D<T>{y}, 1, static_cast<int>(N)}, bad);
       if (bad) {
         c.ok = false;
         c.msg = kband::impl::concat(bad, " copy outputs not finite");
       }
     }
-    std::printf("STREAM reference on %lld elements of %d bytes:\n", static_cast<long long>(N), kBytes);
-    std::printf("  copy  (y = x)   : %9.4f ns/point  %8.2f GB/s   (%.3f ms)\n", copy_ns_pp_, copy_gbs_, sc.med * 1e3);
-    const double scale_gbs = 2.0 * kBytes * static_cast<double>(N) / ss.med * 1e-9;
-    std::printf("  scale (x = s*x) : %9.4f ns/point  %8.2f GB/s   (%.3f ms)\n\n", ss.med * 1e9 / N, scale_gbs,
-                ss.med * 1e3);
     Row rc = make_row("stream-copy", "flat", "-", 1, N, 2, sc);
-    rc.n = 0;
-    rc.points = N;
-    rc.residual = 0;
-    if (!c.ok) {
-      rc.status = "FAIL";
-      rc.note = c.msg;
-      ++failures_;
-    }
-    rows_.push_back(rc);
+    rc.n = n;
+    rc.note = "reference for this n";
+    emit(rc, c);
     Row rs = make_row("stream-scale", "flat", "-", 1, N, 2, ss);
-    rs.n = 0;
-    rs.points = N;
-    rows_.push_back(rs);
-    meta_.kv["copy_gbs"] = fmt("%.3f", copy_gbs_);
-    meta_.kv["scale_gbs"] = fmt("%.3f", scale_gbs);
+    rs.n = n;
+    emit(rs, CheckResult{});
   }
-
-  struct Flat1D {
-    Kokkos::View<T*, Mem> v;
-    KOKKOS_INLINE_FUNCTION T& operator()(const int, const int j) const { return v(j); }
-  };
 
   // -------------------------------------------------------------------------
   template <kband::Layout L>
@@ -504,14 +551,16 @@ class Bench {
     // ---- non-periodic -------------------------------------------------------
     if (o_.has("thomas"))
       for (const auto& v : variants) {
-        const kband::SolveOptions opt{v.second};
+        kband::SolveOptions opt;
+        opt.variant = v.second;
         kband_row("thomas", v.first, 5, false, g, [&] { kband::thomas(exec_, a, b, c, d, x, info, opt, ws); });
       }
     if (o_.has("shared")) {
       kband::TridiagonalFactor<T, Mem> fac(exec_, sa, sb, sc);
       if (fac.info() != 0) throw std::runtime_error("shared factor: zero pivot (benchmark data bug)");
       for (const auto& v : variants) {
-        const kband::SolveOptions opt{v.second};
+        kband::SolveOptions opt;
+        opt.variant = v.second;
         kband_row("shared", v.first, 2, true, g, [&] { kband::thomas(exec_, fac, d, x, info, opt); });
       }
     }
@@ -522,7 +571,8 @@ class Bench {
     if (o_.has("periodic")) {
       Kokkos::parallel_for("kband_bench::corners", Policy(exec_, 0, nsys), SetCorners<T, Ops>{a, b, c, gp, n});
       for (const auto& v : variants) {
-        const kband::SolveOptions opt{v.second};
+        kband::SolveOptions opt;
+        opt.variant = v.second;
         kband_row("periodic", v.first, 5, false, gp,
                   [&] { kband::periodic_thomas(exec_, a, b, c, d, x, info, opt, ws); });
       }
@@ -532,7 +582,8 @@ class Bench {
       kband::TridiagonalFactor<T, Mem> fac(exec_, sa, sb, sc, kband::Boundary::Periodic);
       if (fac.info() != 0) throw std::runtime_error("periodic shared factor: zero pivot (benchmark data bug)");
       for (const auto& v : variants) {
-        const kband::SolveOptions opt{v.second};
+        kband::SolveOptions opt;
+        opt.variant = v.second;
         kband_row("periodic-shared", v.first, 2, true, gp, [&] { kband::thomas(exec_, fac, d, x, info, opt); });
       }
     }
@@ -644,7 +695,7 @@ class Bench {
       const Stats s = measure(
           [&] {
             Kokkos::parallel_for("kband_bench::kk_pttrf_pttrs", Policy(exec_, 0, nsys),
-                                 KKPttrfSolve<T, Ops>{wb, wc, x, info, n});
+                                 KKPttrfSolve<T, Ops>{Ops::raw(wb), Ops::raw(wc), Ops::raw(x), info, n});
           },
           [&] {
             Kokkos::deep_copy(Ops::raw(wb), Ops::raw(b));
@@ -754,9 +805,14 @@ class Bench {
 
   void print_summary() {
     std::printf("\n");
-    say(kband::impl::concat("Summary (", Exec::name(), ", ", meta_.kv["device"], ", ", o_.precision,
-                            ", ", o_.points, " points): copy ", fmt("%.2f", copy_gbs_), " GB/s = ",
-                            fmt("%.4f", copy_ns_pp_), " ns/point"));
+    std::vector<double> cg = copy_history_;
+    std::sort(cg.begin(), cg.end());
+    const double cmed = cg.empty() ? 0 : cg[cg.size() / 2];
+    meta_.kv["copy_gbs_median"] = fmt("%.3f", cmed);
+    say(kband::impl::concat("Summary (", Exec::name(), ", ", meta_.kv["device"], ", ", o_.precision, ", ",
+                            o_.points, " points): copy ", fmt("%.2f", cmed), " GB/s median over the ", cg.size(),
+                            " sizes (", fmt("%.2f", cg.empty() ? 0 : cg.front()), " .. ",
+                            fmt("%.2f", cg.empty() ? 0 : cg.back()), "); each row is compared with the copy of its n"));
     say("Best bandwidth ratio to copy (GB/s by minimum data movement / copy GB/s; 1.0 = copy speed):");
     std::vector<std::string> algos;
     for (const Row& r : rows_)
@@ -853,19 +909,22 @@ int main(int argc, char** argv) {
       meta.kv["cusparse"] = KBAND_BENCH_CUSPARSE ? "yes" : "no";
       meta.kv["kokkos_kernels_pttrf"] = KBAND_BENCH_KK_PTTRF ? "yes" : "no";
       std::vector<Row> rows;
+      std::vector<std::string> summary;
       if (opt.precision == "float") {
         Bench<float> b(opt, meta);
         rc = b.run();
         rows = b.rows();
+        summary = b.summary();
       } else {
         Bench<double> b(opt, meta);
         rc = b.run();
         rows = b.rows();
+        summary = b.summary();
       }
       meta.kv["wall_s"] = fmt("%.2f", wall.seconds());
       std::printf("wall time %.1f s\n", wall.seconds());
       if (!opt.json.empty() && opt.json != "none") {
-        if (write_json(opt.json, meta, rows)) std::printf("wrote %s\n", opt.json.c_str());
+        if (write_json(opt.json, meta, rows, summary)) std::printf("wrote %s\n", opt.json.c_str());
         else { std::fprintf(stderr, "kband-bench: cannot write %s\n", opt.json.c_str()); rc = rc ? rc : 2; }
       }
       if (!opt.csv.empty()) {
