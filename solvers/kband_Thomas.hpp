@@ -53,9 +53,16 @@ struct thomas_lanes {
 /// Rows whose loads are issued together before the recurrence uses them, so
 /// that a GPU thread keeps enough bytes in flight: 16 rows when one array is
 /// streamed (shared coefficients), 8 when four are (per-system coefficients).
+#ifndef KBAND_UNROLL_ONE_STREAM
+#define KBAND_UNROLL_ONE_STREAM 16
+#endif
+#ifndef KBAND_UNROLL_FOUR_STREAMS
+#define KBAND_UNROLL_FOUR_STREAMS 8
+#endif
 template <class Exec, class BX, int Streams = 4>
 struct thomas_unroll {
-  static constexpr int value = is_device_exec<Exec>::value ? (Streams == 1 ? 16 : 8) : 1;
+  static constexpr int value =
+      is_device_exec<Exec>::value ? (Streams == 1 ? KBAND_UNROLL_ONE_STREAM : KBAND_UNROLL_FOUR_STREAMS) : 1;
 };
 
 template <class Exec, class T>
