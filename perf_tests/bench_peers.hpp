@@ -13,6 +13,17 @@
 //    tridiagonal, L D L^T, overwrites d, e and the right-hand side in place):
 //    one thread per system over strided row views, any of the three layouts;
 //    refreshed like the cuSPARSE inputs.
+//
+// Dense peers of kband::solve_symmetric (batch of d x d SPD matrices):
+//  * Kokkos Kernels >= 4.0: KokkosBatched::SerialLU + SerialSolveLU (no
+//    pivoting; one thread per matrix, on a LayoutLeft copy so that the matrix
+//    index is the fastest and a warp's loads coalesce) and TeamLU +
+//    TeamSolveLU (one team per matrix, LayoutRight copy).
+//  * cuBLAS (CUDA Kokkos, KBAND_ENABLE_CUDA_PEERS): cublas<t>getrfBatched +
+//    cublas<t>getrsBatched (partial pivoting), column-major = row-major for a
+//    symmetric A; pointer arrays built once, outside timing.
+//  All factor in place: the matrix and right-hand side copies are refreshed
+//  from the pristine arrays before every call, fenced, outside the timed region.
 #pragma once
 
 #include "bench_problem.hpp"
@@ -38,6 +49,23 @@
 #include <KokkosBatched_Pttrs.hpp>
 #else
 #define KBAND_BENCH_KK_PTTRF 0
+#endif
+#if defined(KBAND_BENCH_HAVE_KOKKOSKERNELS) && defined(KOKKOSKERNELS_VERSION) && KOKKOSKERNELS_VERSION >= 40000
+#define KBAND_BENCH_KK_LU 1
+#include <KokkosBatched_LU_Decl.hpp>
+#include <KokkosBatched_LU_Serial_Impl.hpp>
+#include <KokkosBatched_LU_Team_Impl.hpp>
+#include <KokkosBatched_SolveLU_Decl.hpp>
+#else
+#define KBAND_BENCH_KK_LU 0
+#endif
+
+#if defined(KOKKOS_ENABLE_CUDA) && defined(KBAND_BENCH_HAVE_CUBLAS)
+#define KBAND_BENCH_CUBLAS 1
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+#else
+#define KBAND_BENCH_CUBLAS 0
 #endif
 
 namespace kband_bench {
@@ -159,5 +187,139 @@ struct KKPttrfSolve {
   }
 };
 #endif
+
+// ---------------------------------------------------------------------------
+// Kokkos Kernels batched dense LU (no pivoting) + LU solve
+// ---------------------------------------------------------------------------
+#if KBAND_BENCH_KK_LU
+/// One thread per matrix. A (nmat, d, d) and X (nmat, d) of any layout; the
+/// right-hand side is passed to the triangular solves as a (d, 1) matrix.
+template <class T, class VA, class VX>
+struct KKDenseLUSerial {
+  VA A;
+  VX X;
+  Kokkos::View<int*, Mem> info;
+  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t k) const {
+    namespace KB = KokkosBatched;
+    const int m = static_cast<int>(k);
+    const int d = static_cast<int>(A.extent(1));
+    auto a = Kokkos::subview(A, m, Kokkos::ALL(), Kokkos::ALL());
+    const Kokkos::View<T**, Kokkos::LayoutStride, Mem, Kokkos::MemoryTraits<Kokkos::Unmanaged>> x(
+        &X(m, 0), Kokkos::LayoutStride(d, X.stride(1), 1, 1));
+    int r = KB::SerialLU<KB::Algo::LU::Unblocked>::invoke(a);
+    if (r == 0) r = KB::SerialSolveLU<KB::Trans::NoTranspose, KB::Algo::SolveLU::Unblocked>::invoke(a, x);
+    info(m) = r;
+  }
+};
+
+/// One team per matrix (TeamLU + TeamSolveLU on the matrix in global memory).
+template <class T, class VA, class VX>
+struct KKDenseLUTeam {
+  using member_type = typename Kokkos::TeamPolicy<Exec>::member_type;
+  VA A;
+  VX X;
+  Kokkos::View<int*, Mem> info;
+  KOKKOS_INLINE_FUNCTION void operator()(const member_type& team) const {
+    namespace KB = KokkosBatched;
+    const int m = team.league_rank();
+    const int d = static_cast<int>(A.extent(1));
+    auto a = Kokkos::subview(A, m, Kokkos::ALL(), Kokkos::ALL());
+    const Kokkos::View<T**, Kokkos::LayoutStride, Mem, Kokkos::MemoryTraits<Kokkos::Unmanaged>> x(
+        &X(m, 0), Kokkos::LayoutStride(d, X.stride(1), 1, 1));
+    int r = KB::TeamLU<member_type, KB::Algo::LU::Unblocked>::invoke(team, a);
+    team.team_barrier();
+    if (r == 0)
+      r = KB::TeamSolveLU<member_type, KB::Trans::NoTranspose, KB::Algo::SolveLU::Unblocked>::invoke(team, a, x);
+    Kokkos::single(Kokkos::PerTeam(team), [&]() { info(m) = r; });
+  }
+};
+#endif
+
+// ---------------------------------------------------------------------------
+// cuBLAS batched getrf + getrs
+// ---------------------------------------------------------------------------
+#if KBAND_BENCH_CUBLAS
+inline const char* cublas_error(cublasStatus_t st) {
+  switch (st) {
+    case CUBLAS_STATUS_SUCCESS: return "CUBLAS_STATUS_SUCCESS";
+    case CUBLAS_STATUS_NOT_INITIALIZED: return "CUBLAS_STATUS_NOT_INITIALIZED";
+    case CUBLAS_STATUS_ALLOC_FAILED: return "CUBLAS_STATUS_ALLOC_FAILED";
+    case CUBLAS_STATUS_INVALID_VALUE: return "CUBLAS_STATUS_INVALID_VALUE";
+    case CUBLAS_STATUS_ARCH_MISMATCH: return "CUBLAS_STATUS_ARCH_MISMATCH";
+    case CUBLAS_STATUS_EXECUTION_FAILED: return "CUBLAS_STATUS_EXECUTION_FAILED";
+    case CUBLAS_STATUS_NOT_SUPPORTED: return "CUBLAS_STATUS_NOT_SUPPORTED";
+    default: return "cuBLAS error";
+  }
+}
+
+template <class T>
+struct CublasGetrf;
+
+template <>
+struct CublasGetrf<double> {
+  static cublasStatus_t getrf(cublasHandle_t h, int n, double* const A[], int lda, int* piv, int* info, int nb) {
+    return cublasDgetrfBatched(h, n, A, lda, piv, info, nb);
+  }
+  static cublasStatus_t getrs(cublasHandle_t h, int n, const double* const A[], int lda, const int* piv,
+                              double* const B[], int ldb, int* info, int nb) {
+    return cublasDgetrsBatched(h, CUBLAS_OP_N, n, 1, A, lda, piv, B, ldb, info, nb);
+  }
+};
+
+template <>
+struct CublasGetrf<float> {
+  static cublasStatus_t getrf(cublasHandle_t h, int n, float* const A[], int lda, int* piv, int* info, int nb) {
+    return cublasSgetrfBatched(h, n, A, lda, piv, info, nb);
+  }
+  static cublasStatus_t getrs(cublasHandle_t h, int n, const float* const A[], int lda, const int* piv,
+                              float* const B[], int ldb, int* info, int nb) {
+    return cublasSgetrsBatched(h, CUBLAS_OP_N, n, 1, A, lda, piv, B, ldb, info, nb);
+  }
+};
+
+/// A cuBLAS handle on the execution space instance's stream, and the device
+/// pointer arrays (matrix m at A + m*d*d, right-hand side at B + m*d) and
+/// pivots of one batch, built once.
+template <class T>
+class CublasBatch {
+ public:
+  CublasBatch(const Exec& exec, T* A, T* B, int nmat, int d) {
+    if (cublasCreate(&h_) != CUBLAS_STATUS_SUCCESS) throw std::runtime_error("cublasCreate failed");
+    cublasSetStream(h_, exec.cuda_stream());
+    std::vector<T*> ha(nmat), hb(nmat);
+    for (int m = 0; m < nmat; ++m) {
+      ha[m] = A + static_cast<std::size_t>(m) * d * d;
+      hb[m] = B + static_cast<std::size_t>(m) * d;
+    }
+    const std::size_t pb = sizeof(T*) * static_cast<std::size_t>(nmat);
+    if (cudaMalloc(reinterpret_cast<void**>(&pa_), pb) != cudaSuccess ||
+        cudaMalloc(reinterpret_cast<void**>(&pb_), pb) != cudaSuccess ||
+        cudaMemcpy(pa_, ha.data(), pb, cudaMemcpyHostToDevice) != cudaSuccess ||
+        cudaMemcpy(pb_, hb.data(), pb, cudaMemcpyHostToDevice) != cudaSuccess) {
+      (void)cudaGetLastError();
+      release();
+      throw std::runtime_error("cuBLAS pointer arrays: cudaMalloc/cudaMemcpy failed");
+    }
+  }
+  ~CublasBatch() { release(); }
+  CublasBatch(const CublasBatch&) = delete;
+  CublasBatch& operator=(const CublasBatch&) = delete;
+  cublasHandle_t handle() const { return h_; }
+  T* const* a() const { return pa_; }
+  T* const* b() const { return pb_; }
+
+ private:
+  void release() {
+    if (pa_) cudaFree(pa_);
+    if (pb_) cudaFree(pb_);
+    pa_ = pb_ = nullptr;
+    if (h_) cublasDestroy(h_);
+    h_ = nullptr;
+  }
+  cublasHandle_t h_ = nullptr;
+  T** pa_ = nullptr;
+  T** pb_ = nullptr;
+};
+#endif  // KBAND_BENCH_CUBLAS
 
 }  // namespace kband_bench

@@ -390,4 +390,175 @@ CheckResult check_solution(const Exec& exec, const Acc& x, std::size_t flat, int
   return r;
 }
 
+// ---------------------------------------------------------------------------
+// Dense symmetric systems (kband::solve_symmetric and the dense LU peers)
+// ---------------------------------------------------------------------------
+// A(m) is symmetric with off-diagonal entries in [-1, 1) and diagonal
+// d + u, u in [0, 1): strictly diagonally dominant (the d-1 off-diagonal
+// entries of a row sum to less than d-1 in magnitude), hence SPD, with a
+// condition number below about 2d. b(m, i) in [-1, 1).
+struct DenseGen {
+  std::uint64_t seed = 1;
+  int d = 0;
+  KOKKOS_INLINE_FUNCTION double u01(std::int64_t m, int i, int j, int which) const {
+    const std::uint64_t h =
+        mix64(seed ^ 0x5eed0d15e5ull ^ mix64(static_cast<std::uint64_t>(m) * 4 + static_cast<std::uint64_t>(which)) ^
+              (static_cast<std::uint64_t>(i) << 40) ^ (static_cast<std::uint64_t>(j) << 20));
+    return static_cast<double>(h >> 11) * (1.0 / 9007199254740992.0);
+  }
+  KOKKOS_INLINE_FUNCTION double A(std::int64_t m, int i, int j) const {
+    if (i == j) return static_cast<double>(d) + u01(m, i, i, 1);
+    return 2.0 * u01(m, i < j ? i : j, i < j ? j : i, 0) - 1.0;
+  }
+  KOKKOS_INLINE_FUNCTION double b(std::int64_t m, int i) const { return 2.0 * u01(m, i, 0, 2) - 1.0; }
+};
+
+/// Fills A (nmat, d, d) and b (nmat, d), any layouts; one thread per matrix row.
+template <class T, class VA, class VB>
+struct FillDense {
+  VA A;
+  VB b;
+  DenseGen g;
+  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t k) const {
+    const int d = g.d;
+    const std::int64_t m = k / d;
+    const int i = static_cast<int>(k % d);
+    for (int j = 0; j < d; ++j) A(m, i, j) = static_cast<T>(g.A(m, i, j));
+    b(m, i) = static_cast<T>(g.b(m, i));
+  }
+};
+
+template <class VX>
+struct CountNonFinite2D {
+  VX x;
+  int d;
+  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t k, long long& bad) const {
+    const auto v = x(k / d, static_cast<int>(k % d));
+    if (!(v - v == 0)) ++bad;
+  }
+};
+
+/// Normwise backward error max_i |A x - b|_i / (|A|_inf |x|_inf + |b|_inf) of
+/// every matrix, A and b regenerated (rounded to T); NaN counts as +huge.
+template <class T, class VX>
+struct DenseResidual {
+  VX x;
+  DenseGen g;
+  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t m, double& worst) const {
+    const int d = g.d;
+    double rmax = 0, anorm = 0, xmax = 0, bmax = 0;
+    for (int i = 0; i < d; ++i) {
+      double r = 0, arow = 0;
+      for (int j = 0; j < d; ++j) {
+        const double aij = static_cast<T>(g.A(m, i, j));
+        r += aij * static_cast<double>(x(m, j));
+        arow += aij < 0 ? -aij : aij;
+      }
+      const double bi = static_cast<T>(g.b(m, i));
+      r -= bi;
+      r = r < 0 ? -r : r;
+      rmax = r > rmax ? r : rmax;
+      anorm = arow > anorm ? arow : anorm;
+      const double xi = static_cast<double>(x(m, i)), ax = xi < 0 ? -xi : xi, ab = bi < 0 ? -bi : bi;
+      xmax = ax > xmax ? ax : xmax;
+      bmax = ab > bmax ? ab : bmax;
+    }
+    const double den = anorm * xmax + bmax;
+    double rel = rmax / (den > 0 ? den : 1.0);
+    if (!(rel == rel) || !(xmax - xmax == 0)) rel = 1e300;
+    worst = rel > worst ? rel : worst;
+  }
+};
+
+template <class T, class VX>
+struct GatherDenseRows {
+  VX x;
+  Kokkos::View<int*, Mem> sys;
+  Kokkos::View<T**, Kokkos::LayoutRight, Mem> out;
+  int d;
+  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t k) const {
+    const int i = static_cast<int>(k / d), j = static_cast<int>(k % d);
+    out(i, j) = x(sys(i), j);
+  }
+};
+
+/// The dense counterpart of check_solution: scan of every output for
+/// non-finite values and of info for non-zero entries, the backward error of
+/// every matrix on the device, then ~32 sampled matrices recomputed on the
+/// host. Tolerance 1000 eps(T).
+template <class T, class VX>
+CheckResult check_dense(const Exec& exec, const VX& x, int nmat, const DenseGen& g,
+                        const Kokkos::View<int*, Mem>& info) {
+  CheckResult r;
+  const int d = g.d;
+  const std::int64_t total = static_cast<std::int64_t>(nmat) * d;
+  long long bad = 0;
+  Kokkos::parallel_reduce("kband_bench::dense_nonfinite", Policy(exec, 0, total), CountNonFinite2D<VX>{x, d}, bad);
+  if (bad) {
+    r.ok = false;
+    r.msg = kband::impl::concat(bad, " of ", total, " outputs are not finite");
+    return r;
+  }
+  if (info.extent(0) > 0) {
+    long long nz = 0;
+    Kokkos::parallel_reduce("kband_bench::dense_info", Policy(exec, 0, static_cast<std::int64_t>(info.extent(0))),
+                            CountNonZero{info}, nz);
+    if (nz) {
+      r.ok = false;
+      r.msg = kband::impl::concat(nz, " matrices report info != 0");
+      return r;
+    }
+  }
+  const double tol = 1000.0 * static_cast<double>(std::numeric_limits<T>::epsilon());
+  {
+    double worst = 0;
+    Kokkos::parallel_reduce("kband_bench::dense_residual", Policy(exec, 0, nmat), DenseResidual<T, VX>{x, g},
+                            Kokkos::Max<double>(worst));
+    r.max_rel_residual = worst;
+    if (!(worst <= tol)) {
+      r.ok = false;
+      r.msg = kband::impl::concat("max backward error over all ", nmat, " matrices ", worst, " > tolerance ", tol);
+      return r;
+    }
+  }
+  const std::vector<int> smp = sample_systems(nmat);
+  const int ns = static_cast<int>(smp.size());
+  Kokkos::View<int*, Mem> sys("kband_bench::dense_sample", ns);
+  {
+    auto h = Kokkos::create_mirror_view(sys);
+    for (int i = 0; i < ns; ++i) h(i) = smp[i];
+    Kokkos::deep_copy(sys, h);
+  }
+  Kokkos::View<T**, Kokkos::LayoutRight, Mem> rows("kband_bench::dense_sample_rows", ns, d);
+  Kokkos::parallel_for("kband_bench::dense_gather", Policy(exec, 0, static_cast<std::int64_t>(ns) * d),
+                       GatherDenseRows<T, VX>{x, sys, rows, d});
+  auto X = Kokkos::create_mirror_view(rows);
+  Kokkos::deep_copy(X, rows);  // fences
+  for (int s = 0; s < ns; ++s) {
+    const int m = smp[s];
+    double rmax = 0, anorm = 0, xmax = 0, bmax = 0;
+    for (int i = 0; i < d; ++i) {
+      double ax = 0, arow = 0;
+      for (int j = 0; j < d; ++j) {
+        const double aij = static_cast<T>(g.A(m, i, j));
+        ax += aij * static_cast<double>(X(s, j));
+        arow += std::fabs(aij);
+      }
+      const double bi = static_cast<T>(g.b(m, i));
+      rmax = std::max(rmax, std::fabs(ax - bi));
+      anorm = std::max(anorm, arow);
+      xmax = std::max(xmax, std::fabs(static_cast<double>(X(s, i))));
+      bmax = std::max(bmax, std::fabs(bi));
+    }
+    const double den = anorm * xmax + bmax;
+    const double rel = rmax / (den > 0 ? den : 1.0);
+    if (!(rel <= tol)) {
+      r.ok = false;
+      r.msg = kband::impl::concat("host check, matrix ", m, ": backward error ", rel, " > tolerance ", tol);
+      return r;
+    }
+  }
+  return r;
+}
+
 }  // namespace kband_bench

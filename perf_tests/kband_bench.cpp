@@ -1,5 +1,7 @@
 // kband-bench: bandwidth-normalised benchmark of kband's batched Thomas solvers
-// against STREAM copy/scale, a naive x-direction Thomas and library peers.
+// against STREAM copy/scale, a naive x-direction Thomas and library peers;
+// also kband's PCR, pivoted LU (gtsv), solve_tridiagonal and the dense
+// symmetric solver (Householder tridiagonalisation + PCR) against their peers.
 // Run `kband-bench --help` for the options and the method.
 #include <kband.hpp>
 
@@ -26,7 +28,14 @@ namespace kband_bench {
 // ---------------------------------------------------------------------------
 constexpr bool kDevice = kband::impl::is_device_exec<Exec>::value;
 
-const char* const kAllAlgos[] = {"thomas", "shared", "periodic", "periodic-shared", "naive", "cusparse", "kk"};
+const char* const kAllAlgos[] = {"thomas", "shared",      "periodic", "periodic-shared", "naive",
+                                 "cusparse", "kk",         "pcr",      "pcr-shared",      "gtsv",
+                                 "solve",   "householder", "cublas"};
+/// Host default: the Thomas set and the (small) dense solve; pcr, pcr-shared,
+/// gtsv and solve only with --algos (the Thomas set alone takes about a minute
+/// on a 2-core host, and on a host solve_tridiagonal is Thomas).
+const char* const kHostDefaultAlgos[] = {"thomas", "shared",   "periodic", "periodic-shared",
+                                         "naive",  "cusparse", "kk",       "householder"};
 const char* const kAllLayouts[] = {"contiguous", "interleaved", "grouped"};
 const char* const kAllVariants[] = {"global", "scratch", "auto"};
 
@@ -37,7 +46,9 @@ struct Options {
   long long points = kDevice ? (1LL << 27) : (1LL << 21);
   std::vector<int> ns;
   std::string precision = "double";
-  std::set<std::string> algos{std::begin(kAllAlgos), std::end(kAllAlgos)};
+  std::set<std::string> algos = kDevice ? std::set<std::string>(std::begin(kAllAlgos), std::end(kAllAlgos))
+                                        : std::set<std::string>(std::begin(kHostDefaultAlgos),
+                                                                std::end(kHostDefaultAlgos));
   std::set<std::string> layouts{std::begin(kAllLayouts), std::end(kAllLayouts)};
   // kband's Auto resolves to Global on host backends, so the host default
   // skips it (--variants all brings it back).
@@ -48,8 +59,14 @@ struct Options {
   std::string json = "kband-bench.json";  // "none": no JSON
   std::string csv;
   std::uint64_t seed = 20240601;
+  // PCR rows run for the n of --n inside [pcr_lo, pcr_hi] (rows in team scratch).
+  int pcr_lo = 64, pcr_hi = 1024;
+  // Dense symmetric solves: matrix sizes d, and matrix elements per batch
+  // (nmat = dense_elems / d^2: 2^14, 2^12, 2^10 matrices of 32, 64, 128 on a GPU).
+  std::vector<int> dense_d{32, 64, 128};
+  long long dense_elems = kDevice ? (1LL << 24) : (1LL << 18);
   bool quick = false;
-  bool points_set = false, ns_set = false, reps_set = false;
+  bool points_set = false, ns_set = false, reps_set = false, dense_elems_set = false;
   bool has(const std::string& algo) const { return algos.count(algo) != 0; }
 };
 
@@ -71,13 +88,22 @@ void print_help(const char* argv0) {
       "  --n LIST            comma-separated system sizes (default 32,64,...,8192)\n"
       "  --precision P       double (default) or float\n"
       "  --algos LIST        of: thomas, shared, periodic, periodic-shared, naive,\n"
-      "                      cusparse, kk, all (default all). copy and scale always run.\n"
+      "                      cusparse, kk, pcr, pcr-shared, gtsv, solve, householder,\n"
+      "                      cublas, all. Default: all on a GPU; on a host all but\n"
+      "                      pcr, pcr-shared, gtsv, solve (about a minute on 2 cores).\n"
+      "                      copy and scale always run; gtsv brings thomas (its\n"
+      "                      baseline). Peers: cusparse (tridiagonal), kk (pttrf, and\n"
+      "                      dense LU next to householder), cublas (dense getrf/getrs).\n"
       "  --layouts LIST      of: contiguous, interleaved, grouped, all (default all)\n"
       "  --variants LIST     of: global, scratch, auto, all (default all on a GPU;\n"
       "                      global,scratch on a host, where kband's Auto = Global)\n"
       "  --reps R            timed repetitions per row, median reported (default %d)\n"
       "  --warmup W          untimed calls before timing (default 1)\n"
       "  --seed S            data seed\n"
+      "  --pcr-range LO,HI   n range of the pcr / pcr-shared rows (default 64,1024)\n"
+      "  --dense-d LIST      matrix sizes d of the householder rows (default 32,64,128)\n"
+      "  --dense-elems N     matrix elements per dense batch, nmat = N / d^2 (default\n"
+      "                      %lld; --quick: 2^16). Suffixes as for --points.\n"
       "  --json FILE         JSON output (default kband-bench.json; 'none' = off)\n"
       "  --csv FILE          CSV output (default off)\n"
       "  --quick             smoke run: 2^16 points, n = 32,256,1024, 2 reps\n"
@@ -98,8 +124,20 @@ void print_help(const char* argv0) {
       "preallocated workspace. cuSPARSE and KK solve in place: their working\n"
       "arrays (rhs, and for gtsvInterleavedBatch / pttrf the diagonals) are\n"
       "refreshed from pristine copies before every call, outside the timed region.\n"
+      "\n"
+      "pcr / pcr-shared (kband::pcr, PCRFactor): contiguous and interleaved layouts,\n"
+      "elements per point 5 / 2, compared with cuSPARSE gtsv2StridedBatch (target:\n"
+      "kband >= 2.5x faster). gtsv (pivoted LU): all layouts and variants, 5\n"
+      "elements per point, time ratio to kband::thomas on the same layout, variant\n"
+      "and n (target <= 1.25). solve: kband::solve_tridiagonal, the algorithm it\n"
+      "chose in the note. householder: kband::solve_symmetric on nmat SPD d x d\n"
+      "matrices, also composed from tridiagonalize/apply_q/pcr with preallocated\n"
+      "workspace (householder-prealloc); peers Kokkos Kernels LU+SolveLU (serial,\n"
+      "team) and cuBLAS getrfBatched+getrsBatched on copies refreshed outside\n"
+      "timing; points = nmat*d^2, elements per point 1 + 2/d; checked by the\n"
+      "normwise backward error |Ax-b|/(|A||x|+|b|) of every matrix (1000 eps).\n"
       "Exit status: 0 all rows verified, 1 a verification failed, 2 an error.\n",
-      argv0, Options().points, Options().reps);
+      argv0, Options().points, Options().reps, Options().dense_elems);
 }
 
 long long parse_count(const std::string& s) {
@@ -175,6 +213,17 @@ bool parse_args(int argc, char** argv, Options& o) {
       o.json = value();
     } else if (a == "--csv") {
       o.csv = value();
+    } else if (a == "--pcr-range") {
+      const auto v = split(value());
+      if (v.size() != 2) throw std::invalid_argument("--pcr-range needs LO,HI");
+      o.pcr_lo = static_cast<int>(parse_count(v[0]));
+      o.pcr_hi = static_cast<int>(parse_count(v[1]));
+    } else if (a == "--dense-d") {
+      o.dense_d.clear();
+      for (const auto& v : split(value())) o.dense_d.push_back(static_cast<int>(parse_count(v)));
+    } else if (a == "--dense-elems") {
+      o.dense_elems = parse_count(value());
+      o.dense_elems_set = true;
     } else if (a == "--quick") {
       o.quick = true;
     } else {
@@ -185,13 +234,20 @@ bool parse_args(int argc, char** argv, Options& o) {
     if (!o.points_set) o.points = 1LL << 16;
     if (!o.ns_set) o.ns = {32, 256, 1024};
     if (!o.reps_set) o.reps = 2;
+    if (!o.dense_elems_set) o.dense_elems = 1LL << 16;
   }
+  if (o.has("gtsv")) o.algos.insert("thomas");  // the baseline of gtsv's time ratio
   if (o.ns.empty())
     for (int n = 32; n <= 8192; n *= 2) o.ns.push_back(n);
   if (o.points < 1 || o.points > (1LL << 31) - 1) throw std::invalid_argument("--points must be in [1, 2^31)");
   if (o.reps < 1 || o.warmup < 0) throw std::invalid_argument("--reps must be >= 1, --warmup >= 0");
   for (int n : o.ns)
     if (n < 3) throw std::invalid_argument("every n must be >= 3 (periodic Thomas needs 3 rows)");
+  for (int d : o.dense_d)
+    if (d < 1 || d > 4096) throw std::invalid_argument("every --dense-d must be in [1, 4096]");
+  if (o.dense_elems < 1 || o.dense_elems > (1LL << 31) - 1)
+    throw std::invalid_argument("--dense-elems must be in [1, 2^31)");
+  if (o.pcr_lo > o.pcr_hi) throw std::invalid_argument("--pcr-range: LO > HI");
   return true;
 }
 
@@ -303,6 +359,20 @@ struct NaiveThomasX {
   }
 };
 
+/// The step of kband::solve_symmetric between the tridiagonalisation and the
+/// PCR solve: sub(m, j) = T(j, j-1) = off(m, j-1), y = b.
+template <class V2>
+struct SymPrep {
+  V2 off, sub, b, y;
+  int d;
+  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t k) const {
+    const std::int64_t m = k / d;
+    const int j = static_cast<int>(k % d);
+    sub(m, j) = j > 0 ? off(m, j - 1) : typename V2::value_type(0);
+    y(m, j) = b(m, j);
+  }
+};
+
 // ---------------------------------------------------------------------------
 // The benchmark
 // ---------------------------------------------------------------------------
@@ -325,6 +395,8 @@ class Bench {
       if (o_.layouts.count("grouped")) run_layout<kband::Layout::Grouped>(n);
       if (o_.has("naive")) run_naive(n);
     }
+    if (o_.has("householder"))
+      for (int dd : o_.dense_d) run_dense(dd);
     print_summary();
     return failures_ ? 1 : 0;
   }
@@ -363,6 +435,15 @@ class Bench {
     std::printf("peers           : cuSPARSE %s, Kokkos Kernels pttrf %s\n",
                 KBAND_BENCH_CUSPARSE ? "yes" : "not built (needs CUDA Kokkos + KBAND_ENABLE_CUDA_PEERS)",
                 KBAND_BENCH_KK_PTTRF ? "yes" : "not built (needs Kokkos Kernels >= 4.5)");
+    std::printf("dense peers     : cuBLAS getrf/getrsBatched %s, Kokkos Kernels LU+SolveLU %s\n",
+                KBAND_BENCH_CUBLAS ? "yes" : "not built (needs CUDA Kokkos + KBAND_ENABLE_CUDA_PEERS)",
+                KBAND_BENCH_KK_LU ? "yes" : "not built (needs Kokkos Kernels >= 4.0)");
+    std::string al;
+    for (const char* a : kAllAlgos)
+      if (o_.has(a)) al += (al.empty() ? "" : ",") + std::string(a);
+    std::printf("algorithms      : %s; pcr n in [%d, %d]; dense d", al.c_str(), o_.pcr_lo, o_.pcr_hi);
+    for (std::size_t i = 0; i < o_.dense_d.size(); ++i) std::printf("%s%d", i ? "," : " ", o_.dense_d[i]);
+    std::printf(", %lld elements per batch\n", o_.dense_elems);
     std::printf(
         "\nSeed paper (002) Table 3: data movement per grid point, in domain-sized arrays\n"
         "                                 FLOP   standard R  W  R&W   cached R  W  R&W\n"
@@ -374,11 +455,13 @@ class Bench {
         "  STREAM scale (in-place)          ~1              0  0   1           -  -   -\n"
         "Minimum elements moved per point used for GB/s here: copy 2, scale 2, shared-coefficient\n"
         "Thomas 2 (= copy), periodic shared 2, naive-x 2, per-system Thomas 5 (a,b,c,d,x),\n"
-        "per-system periodic 5, cuSPARSE 5, KK pttrf 4 (diag, off-diag, rhs, x).\n\n");
+        "per-system periodic 5, cuSPARSE 5, KK pttrf 4 (diag, off-diag, rhs, x), pcr 5,\n"
+        "pcr-shared 2, gtsv 5, solve 5; dense rows: points = nmat*d^2, 1 + 2/d (A, b, x).\n\n");
   }
 
+  /// points < 0: nsys * n.
   Row make_row(const std::string& algo, const std::string& layout, const std::string& variant, int n,
-               long long nsys, double elems, const Stats& st) {
+               long long nsys, double elems, const Stats& st, long long points = -1) {
     Row r;
     r.algo = algo;
     r.layout = layout;
@@ -386,7 +469,7 @@ class Bench {
     r.precision = o_.precision;
     r.n = n;
     r.nsys = nsys;
-    r.points = nsys * n;
+    r.points = points >= 0 ? points : nsys * n;
     r.reps = o_.reps;
     r.elems_per_point = elems;
     r.elem_bytes = kBytes;
@@ -402,8 +485,8 @@ class Bench {
   }
 
   Row na_row(const std::string& algo, const std::string& layout, const std::string& variant, int n,
-             long long nsys, double elems, const std::string& why) {
-    Row r = make_row(algo, layout, variant, n, nsys, elems, Stats{1, 1, 1});
+             long long nsys, double elems, const std::string& why, long long points = -1) {
+    Row r = make_row(algo, layout, variant, n, nsys, elems, Stats{1, 1, 1}, points);
     r.t_med = r.t_min = r.t_max = 0;
     r.status = "n/a";
     r.note = why;
@@ -526,9 +609,10 @@ class Bench {
       return check_solution<T, Ops>(exec_, x, flat, nsys, n, gg, shared,
                                     with_info ? info : Kokkos::View<int*, Mem>());
     };
-    // One kband row: Scratch may refuse with kband::Error -> n/a.
-    auto kband_row = [&](const std::string& algo, const std::string& vname, double elems, bool shared,
-                         const Gen& gg, auto&& call) {
+    // One kband row: Scratch (and PCR's team scratch) may refuse with
+    // kband::Error -> n/a. `annotate` may add to the row before it is printed.
+    auto kband_row_ex = [&](const std::string& algo, const std::string& vname, double elems, bool shared,
+                            const Gen& gg, auto&& call, auto&& annotate) {
       poison();
       Kokkos::deep_copy(info, -1);
       Stats st;
@@ -538,7 +622,13 @@ class Bench {
         emit_na(na_row(algo, lname, vname, n, nsys, elems, e.what()));
         return;
       }
-      emit(make_row(algo, lname, vname, n, nsys, elems, st), check(shared, gg, true));
+      Row r = make_row(algo, lname, vname, n, nsys, elems, st);
+      annotate(r);
+      emit(r, check(shared, gg, true));
+    };
+    auto kband_row = [&](const std::string& algo, const std::string& vname, double elems, bool shared,
+                         const Gen& gg, auto&& call) {
+      kband_row_ex(algo, vname, elems, shared, gg, call, [](Row&) {});
     };
 
     std::vector<std::pair<std::string, kband::Variant>> variants;
@@ -563,6 +653,41 @@ class Bench {
         opt.variant = v.second;
         kband_row("shared", v.first, 2, true, g, [&] { kband::thomas(exec_, fac, d, x, info, opt); });
       }
+    }
+    // pivoted LU, with its time ratio to Thomas (same layout, variant, n)
+    if (o_.has("gtsv")) {
+      Kokkos::View<T*, Mem> gws(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kband_bench::gtsv_ws"),
+                                kband::gtsv_workspace_size(x));
+      for (const auto& v : variants) {
+        kband::SolveOptions opt;
+        opt.variant = v.second;
+        kband_row_ex("gtsv", v.first, 5, false, g, [&] { kband::gtsv(exec_, a, b, c, d, x, info, opt, gws); },
+                     [&](Row& r) {
+                       if (const Row* t = find("thomas", lname, v.first, n))
+                         r.note = "t/thomas " + fmt("%.3f", r.t_med / t->t_med);
+                     });
+      }
+    }
+    // PCR, per-system and shared, on the contiguous and interleaved layouts
+    if (L != kband::Layout::Grouped && n >= o_.pcr_lo && n <= o_.pcr_hi) {
+      if (o_.has("pcr")) kband_row("pcr", "-", 5, false, g, [&] { kband::pcr(exec_, a, b, c, d, x, info); });
+      if (o_.has("pcr-shared")) {
+        kband::PCRFactor<T, Mem> pf(exec_, sa, sb, sc);
+        if (pf.info() != 0) throw std::runtime_error("shared PCR factor: zero pivot (benchmark data bug)");
+        kband_row("pcr-shared", "-", 2, true, g, [&] { kband::pcr(exec_, pf, d, x, info); });
+      }
+    }
+    // the dispatching entry point, and the algorithm it chose
+    if (o_.has("solve")) {
+      const kband::TridiagonalAlgorithm predicted = kband::choose_tridiagonal(exec_, L, nsys, n, sizeof(T));
+      kband::TridiagonalAlgorithm used = predicted;
+      kband_row_ex("solve", "-", 5, false, g,
+                   [&] { used = kband::solve_tridiagonal(exec_, a, b, c, d, x, info); },
+                   [&](Row& r) {
+                     r.note = std::string("chose ") + kband::algorithm_name(used);
+                     if (used != predicted)
+                       r.note += std::string(" (choose_tridiagonal said ") + kband::algorithm_name(predicted) + ")";
+                   });
     }
     run_peers<Ops>(n, nsys, a, b, c, d, x, info, sa, sb, sc, g);
 
@@ -609,31 +734,44 @@ class Bench {
       CusparseContext ctx(exec_);
       using G = CusparseGtsv<T>;
       if (L == kband::Layout::Contiguous) {
-        const std::string algo = "cusparse-gtsv2StridedBatch";
-        size_t bytes = 0;
-        std::string err;
-        cusparseStatus_t st = G::strided_buffer(ctx.handle(), n, Ops::raw(a).data(), Ops::raw(b).data(),
-                                                Ops::raw(c).data(), Ops::raw(x).data(), nsys, n, &bytes);
-        void* buf = st == CUSPARSE_STATUS_SUCCESS ? ctx.buffer(bytes, err) : nullptr;
-        if (st != CUSPARSE_STATUS_SUCCESS || !buf) {
-          emit_na(na_row(algo, lname, "-", n, nsys, 5,
-                         st != CUSPARSE_STATUS_SUCCESS ? cusparse_error(st) : err));
-        } else {
+        // gtsv2StridedBatch reads dl, d, du and overwrites only the rhs.
+        auto strided = [&](const std::string& algo, const B& pa, const B& pb, const B& pc, bool shared) {
+          size_t bytes = 0;
+          std::string err;
+          cusparseStatus_t st = G::strided_buffer(ctx.handle(), n, Ops::raw(pa).data(), Ops::raw(pb).data(),
+                                                  Ops::raw(pc).data(), Ops::raw(x).data(), nsys, n, &bytes);
+          void* buf = st == CUSPARSE_STATUS_SUCCESS ? ctx.buffer(bytes, err) : nullptr;
+          if (st != CUSPARSE_STATUS_SUCCESS || !buf) {
+            emit_na(na_row(algo, lname, "-", n, nsys, 5,
+                           st != CUSPARSE_STATUS_SUCCESS ? cusparse_error(st) : err));
+            return;
+          }
           poison();
           cusparseStatus_t call_st = CUSPARSE_STATUS_SUCCESS;
           const Stats s = measure(
               [&] {
-                const cusparseStatus_t r = G::strided(ctx.handle(), n, Ops::raw(a).data(), Ops::raw(b).data(),
-                                                      Ops::raw(c).data(), Ops::raw(x).data(), nsys, n, buf);
+                const cusparseStatus_t r = G::strided(ctx.handle(), n, Ops::raw(pa).data(), Ops::raw(pb).data(),
+                                                      Ops::raw(pc).data(), Ops::raw(x).data(), nsys, n, buf);
                 if (r != CUSPARSE_STATUS_SUCCESS) call_st = r;
               },
               [&] { Kokkos::deep_copy(Ops::raw(x), Ops::raw(d)); });
-          CheckResult cr = check(false, {});
+          CheckResult cr = check(shared, {});
           if (call_st != CUSPARSE_STATUS_SUCCESS) {
             cr.ok = false;
             cr.msg = cusparse_error(call_st);
           }
-          emit(make_row(algo, lname, "-", n, nsys, 5, s), cr);
+          Row r = make_row(algo, lname, "-", n, nsys, 5, s);
+          if (shared) r.note = "shared matrix broadcast to per-system arrays";
+          emit(r, cr);
+        };
+        strided("cusparse-gtsv2StridedBatch", a, b, c, false);
+        // the systems of pcr-shared, for its comparison
+        if (o_.has("pcr-shared") && n >= o_.pcr_lo && n <= o_.pcr_hi) {
+          B wa = Ops::alloc("kband_bench::wa", nsys, n), wb = Ops::alloc("kband_bench::wb", nsys, n),
+            wc = Ops::alloc("kband_bench::wc", nsys, n);
+          Kokkos::parallel_for("kband_bench::broadcast", Policy(exec_, 0, static_cast<std::int64_t>(flat)),
+                               BroadcastShared<T, Ops>{wa, wb, wc, sa, sb, sc, nsys, n});
+          strided("cusparse-gtsv2StridedBatch-shared", wa, wb, wc, true);
         }
       } else {  // interleaved
         B wa = Ops::alloc("kband_bench::wa", nsys, n), wb = Ops::alloc("kband_bench::wb", nsys, n),
@@ -754,6 +892,138 @@ class Bench {
   }
 
   // -------------------------------------------------------------------------
+  /// Dense symmetric solves: kband::solve_symmetric on nmat = dense_elems / d^2
+  /// SPD matrices (LayoutRight A (nmat, d, d), b and x (nmat, d)), the same
+  /// pipeline with preallocated workspace, and the dense LU peers on copies.
+  /// Rows: layout "dense", n = d, nsys = nmat, points = nmat d^2.
+  void run_dense(const int dd) {
+    const long long nmat_ll = std::max<long long>(1, o_.dense_elems / (static_cast<long long>(dd) * dd));
+    const int nmat = static_cast<int>(nmat_ll);
+    const long long pts = nmat_ll * dd * dd;
+    const double elems = 1.0 + 2.0 / dd;
+    const std::string lname = "dense";
+    run_stream(dd);
+    using A3 = Kokkos::View<T***, Kokkos::LayoutRight, Mem>;
+    using X2 = Kokkos::View<T**, Kokkos::LayoutRight, Mem>;
+    const auto noinit = [](const char* l) { return Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(l)); };
+    A3 A(noinit("kband_bench::dense_A"), nmat, dd, dd);
+    X2 bv(noinit("kband_bench::dense_b"), nmat, dd), x(noinit("kband_bench::dense_x"), nmat, dd);
+    Kokkos::View<int*, Mem> info("kband_bench::dense_info", nmat);
+    const DenseGen dg{o_.seed, dd};
+    Kokkos::parallel_for("kband_bench::fill_dense", Policy(exec_, 0, static_cast<std::int64_t>(nmat) * dd),
+                         FillDense<T, A3, X2>{A, bv, dg});
+    // `extra` may fail the check further (a peer's error status).
+    auto dense_row = [&](const std::string& algo, auto&& call, auto&& refresh, const auto& xv,
+                         const std::string& note, auto&& extra) {
+      Kokkos::deep_copy(xv, std::numeric_limits<T>::quiet_NaN());
+      Kokkos::deep_copy(info, -1);
+      Stats st;
+      try {
+        st = measure(call, refresh);
+      } catch (const kband::Error& e) {
+        emit_na(na_row(algo, lname, "-", dd, nmat, elems, e.what(), pts));
+        return;
+      }
+      Row r = make_row(algo, lname, "-", dd, nmat, elems, st, pts);
+      r.note = note;
+      CheckResult cr = check_dense<T>(exec_, xv, nmat, dg, info);
+      extra(cr);
+      emit(r, cr);
+    };
+    auto none = [] {};
+    auto no_extra = [](CheckResult&) {};
+
+    // kband, as documented: allocates its workspace per call
+    dense_row("householder", [&] { kband::solve_symmetric(exec_, A, bv, x, info); }, none, x,
+              "solve_symmetric (allocates per call)", no_extra);
+    // the same pipeline from the public pieces, workspace allocated once
+    {
+      X2 diag(noinit("kband_bench::sym_diag"), nmat, dd), off(noinit("kband_bench::sym_off"), nmat, dd),
+          tau(noinit("kband_bench::sym_tau"), nmat, dd), sub(noinit("kband_bench::sym_sub"), nmat, dd);
+      A3 V(noinit("kband_bench::sym_V"), nmat, dd, dd);
+      dense_row(
+          "householder-prealloc",
+          [&] {
+            kband::tridiagonalize(exec_, A, diag, off, V, tau);
+            Kokkos::parallel_for("kband_bench::sym_prep", Policy(exec_, 0, static_cast<std::int64_t>(nmat) * dd),
+                                 SymPrep<X2>{off, sub, bv, x, dd});
+            kband::apply_q(exec_, V, tau, x, true);
+            kband::pcr(exec_, sub, diag, off, x, x, info);
+            kband::apply_q(exec_, V, tau, x, false);
+          },
+          none, x, "tridiagonalize + apply_q + pcr + apply_q, workspace allocated once", no_extra);
+    }
+#if KBAND_BENCH_KK_LU
+    if (o_.has("kk")) {
+      {  // one thread per matrix, matrix index fastest
+        using A3L = Kokkos::View<T***, Kokkos::LayoutLeft, Mem>;
+        using X2L = Kokkos::View<T**, Kokkos::LayoutLeft, Mem>;
+        A3L Aw(noinit("kband_bench::kk_A"), nmat, dd, dd);
+        X2L xw(noinit("kband_bench::kk_x"), nmat, dd);
+        dense_row(
+            "kk-serial-lu+solvelu",
+            [&] {
+              Kokkos::parallel_for("kband_bench::kk_serial_lu", Policy(exec_, 0, nmat),
+                                   KKDenseLUSerial<T, A3L, X2L>{Aw, xw, info});
+            },
+            [&] {
+              Kokkos::deep_copy(Aw, A);
+              Kokkos::deep_copy(xw, bv);
+            },
+            xw, "no pivoting; one thread per matrix, LayoutLeft copy", no_extra);
+      }
+      {  // one team per matrix
+        A3 Aw(noinit("kband_bench::kk_A"), nmat, dd, dd);
+        X2 xw(noinit("kband_bench::kk_x"), nmat, dd);
+        const int ts = kDevice ? std::min(std::max(dd, 32), 256) : 1;
+        dense_row(
+            "kk-team-lu+solvelu",
+            [&] {
+              Kokkos::parallel_for("kband_bench::kk_team_lu", Kokkos::TeamPolicy<Exec>(exec_, nmat, ts),
+                                   KKDenseLUTeam<T, A3, X2>{Aw, xw, info});
+            },
+            [&] {
+              Kokkos::deep_copy(Aw, A);
+              Kokkos::deep_copy(xw, bv);
+            },
+            xw, kband::impl::concat("no pivoting; one team of ", ts, " per matrix"), no_extra);
+      }
+    }
+#endif
+#if KBAND_BENCH_CUBLAS
+    if (o_.has("cublas")) {
+      A3 Aw(noinit("kband_bench::cublas_A"), nmat, dd, dd);
+      X2 xw(noinit("kband_bench::cublas_x"), nmat, dd);
+      Kokkos::View<int*, Mem> piv(noinit("kband_bench::cublas_piv"), static_cast<std::size_t>(nmat) * dd);
+      CublasBatch<T> cb(exec_, Aw.data(), xw.data(), nmat, dd);
+      using G = CublasGetrf<T>;
+      cublasStatus_t call_st = CUBLAS_STATUS_SUCCESS;
+      int getrs_info = 0;
+      dense_row(
+          "cublas-getrf+getrsBatched",
+          [&] {
+            cublasStatus_t r = G::getrf(cb.handle(), dd, cb.a(), dd, piv.data(), info.data(), nmat);
+            if (r == CUBLAS_STATUS_SUCCESS)
+              r = G::getrs(cb.handle(), dd, const_cast<const T* const*>(cb.a()), dd, piv.data(), cb.b(), dd,
+                           &getrs_info, nmat);
+            if (r != CUBLAS_STATUS_SUCCESS) call_st = r;
+          },
+          [&] {
+            Kokkos::deep_copy(Aw, A);
+            Kokkos::deep_copy(xw, bv);
+          },
+          xw, "partial pivoting", [&](CheckResult& cr) {
+            if (call_st != CUBLAS_STATUS_SUCCESS || getrs_info != 0) {
+              cr.ok = false;
+              cr.msg = call_st != CUBLAS_STATUS_SUCCESS ? std::string(cublas_error(call_st))
+                                                        : kband::impl::concat("getrsBatched info ", getrs_info);
+            }
+          });
+    }
+#endif
+  }
+
+  // -------------------------------------------------------------------------
   const Row* find(const std::string& algo, const std::string& layout, const std::string& variant, int n) const {
     for (const Row& r : rows_)
       if (r.algo == algo && r.layout == layout && r.variant == variant && r.n == n && r.status == "ok") return &r;
@@ -803,6 +1073,148 @@ class Bench {
     say(os.str());
   }
 
+  static std::string per_n_line(const std::string& head, const char* key, const std::vector<int>& nn,
+                                const std::vector<double>& v, const char* unit, double target, bool at_least) {
+    std::ostringstream os;
+    os.setf(std::ios::fixed);
+    os.precision(2);
+    os << head << ":";
+    int met = 0;
+    double lg = 0, lo = v.front(), hi = v.front();
+    for (std::size_t i = 0; i < nn.size(); ++i) {
+      os << (i ? ", " : " ") << key << "=" << nn[i] << ":" << v[i] << unit;
+      met += at_least ? v[i] >= target : v[i] <= target;
+      lg += std::log(v[i]);
+      lo = std::min(lo, v[i]);
+      hi = std::max(hi, v[i]);
+    }
+    os << "  [geomean " << std::exp(lg / v.size()) << unit << ", " << (at_least ? "min " : "max ")
+       << (at_least ? lo : hi) << unit << "; target " << (at_least ? ">= " : "<= ") << target << unit << " met at "
+       << met << "/" << v.size() << (met == static_cast<int>(v.size()) ? " -> MET]" : " -> NOT MET]");
+    return os.str();
+  }
+
+  /// kband PCR vs cuSPARSE gtsv2StridedBatch on the contiguous layout: speedup
+  /// = peer time / kband time, per n (target >= 2.5).
+  void summary_pcr() {
+    const bool any = std::any_of(rows_.begin(), rows_.end(),
+                                 [](const Row& r) { return r.algo == "pcr" || r.algo == "pcr-shared"; });
+    if (!any) return;
+    say("kband PCR vs cuSPARSE gtsv2StridedBatch, contiguous, same systems (speedup = peer time / kband time):");
+    for (const char* al : {"pcr", "pcr-shared"}) {
+      const std::string peer =
+          std::string("cusparse-gtsv2StridedBatch") + (std::string(al) == "pcr-shared" ? "-shared" : "");
+      std::vector<int> nn;
+      std::vector<double> sp;
+      bool kband_rows = false;
+      for (int n : o_.ns) {
+        const Row* k = find(al, "contiguous", "-", n);
+        kband_rows = kband_rows || k;
+        const Row* p = find(peer, "contiguous", "-", n);
+        if (k && p) {
+          nn.push_back(n);
+          sp.push_back(p->t_med / k->t_med);
+        }
+      }
+      if (!kband_rows) continue;
+      if (nn.empty()) {
+        say(kband::impl::concat("  ", al, "/contiguous: no ", peer, " rows (",
+                                KBAND_BENCH_CUSPARSE ? "add cusparse to --algos" : "cuSPARSE not in this build",
+                                "); speedup not computed"));
+        continue;
+      }
+      say(per_n_line(kband::impl::concat("  ", al, "/contiguous vs ", peer), "n", nn, sp, "x", 2.5, true));
+    }
+  }
+
+  /// gtsv time / thomas time, same layout, variant and n (target <= 1.25).
+  void summary_gtsv() {
+    bool header = false;
+    for (const char* l : kAllLayouts)
+      for (const char* v : kAllVariants) {
+        std::vector<int> nn;
+        std::vector<double> rr;
+        for (int n : o_.ns) {
+          const Row* gr = find("gtsv", l, v, n);
+          const Row* t = find("thomas", l, v, n);
+          if (gr && t) {
+            nn.push_back(n);
+            rr.push_back(gr->t_med / t->t_med);
+          }
+        }
+        if (nn.empty()) continue;
+        if (!header) say("kband gtsv (pivoted LU) / kband thomas time ratio, same layout, variant and n:");
+        header = true;
+        char head[64];
+        std::snprintf(head, sizeof(head), "  %-11s %-7s", l, v);
+        say(per_n_line(head, "n", nn, rr, "", 1.25, false));
+      }
+  }
+
+  void summary_solve() {
+    bool header = false;
+    for (const char* l : kAllLayouts) {
+      std::string line;
+      for (const Row& r : rows_)
+        if (r.algo == "solve" && r.layout == l)
+          line += kband::impl::concat(line.empty() ? " " : ", ", "n=", r.n, ":",
+                                      r.status == "n/a" ? std::string("n/a")
+                                                        : (r.note.compare(0, 6, "chose ") == 0 ? r.note.substr(6)
+                                                                                              : r.status));
+      if (line.empty()) continue;
+      if (!header) say("kband::solve_tridiagonal chose (per layout and n):");
+      header = true;
+      char head[32];
+      std::snprintf(head, sizeof(head), "  %-11s", l);
+      say(head + line);
+    }
+  }
+
+  /// kband dense symmetric solve vs the dense LU peers, time kband/peer per d.
+  void summary_dense() {
+    const bool any = std::any_of(rows_.begin(), rows_.end(), [](const Row& r) { return r.layout == "dense"; });
+    if (!any) return;
+    say("kband dense symmetric solve vs batched dense LU peers (time kband/peer, < 1: kband faster):");
+    bool peers = false;
+    for (const char* peer : {"kk-serial-lu+solvelu", "kk-team-lu+solvelu", "cublas-getrf+getrsBatched"})
+      for (const char* al : {"householder", "householder-prealloc"}) {
+        std::vector<int> dd;
+        std::vector<double> rr;
+        for (int d : o_.dense_d) {
+          const Row* k = find(al, "dense", "-", d);
+          const Row* p = find(peer, "dense", "-", d);
+          if (k && p) {
+            dd.push_back(d);
+            rr.push_back(k->t_med / p->t_med);
+          }
+        }
+        if (dd.empty()) continue;
+        peers = true;
+        say(per_n_line(kband::impl::concat("  ", al, " vs ", peer), "d", dd, rr, "", 1.0, false));
+      }
+    if (!peers)
+      say(kband::impl::concat("  no dense peer rows (KK LU needs Kokkos Kernels >= 4.0 and kk in --algos; "
+                              "cuBLAS needs CUDA Kokkos + KBAND_ENABLE_CUDA_PEERS and cublas in --algos)"));
+    std::vector<int> dd;
+    std::vector<double> rr;
+    for (int d : o_.dense_d) {
+      const Row* k = find("householder", "dense", "-", d);
+      const Row* p = find("householder-prealloc", "dense", "-", d);
+      if (k && p) {
+        dd.push_back(d);
+        rr.push_back(k->t_med / p->t_med);
+      }
+    }
+    if (!dd.empty()) {
+      std::ostringstream os;
+      os.setf(std::ios::fixed);
+      os.precision(2);
+      os << "  householder / householder-prealloc (cost of the per-call workspace allocation):";
+      for (std::size_t i = 0; i < dd.size(); ++i) os << (i ? ", " : " ") << "d=" << dd[i] << ":" << rr[i];
+      say(os.str());
+    }
+  }
+
   void print_summary() {
     std::printf("\n");
     std::vector<double> cg = copy_history_;
@@ -838,7 +1250,8 @@ class Bench {
                               worst->layout, "/", worst->variant, ", n=", worst->n, ")"));
     }
     const bool any_peer = std::any_of(rows_.begin(), rows_.end(), [](const Row& r) {
-      return r.algo.compare(0, 8, "cusparse") == 0 || r.algo.compare(0, 2, "kk") == 0;
+      return r.algo.compare(0, 8, "cusparse") == 0 || r.algo.compare(0, 2, "kk") == 0 ||
+             r.algo.compare(0, 6, "cublas") == 0;
     });
     if (any_peer) {
       say("kband vs peers, same systems (time ratio < 1: kband faster; best kband variant, auto in parens if different):");
@@ -849,6 +1262,9 @@ class Bench {
       compare("shared", "grouped", "cusparse-gtsvInterleavedBatch-shared(thomas)", "interleaved");
       compare("shared", "interleaved", "cusparse-gtsvInterleavedBatch-shared(thomas)", "interleaved");
       for (const char* l : kAllLayouts) compare("thomas", l, "kk-pttrf+pttrs", l);
+      compare("pcr", "contiguous", "cusparse-gtsv2StridedBatch", "contiguous");
+      compare("pcr-shared", "contiguous", "cusparse-gtsv2StridedBatch-shared", "contiguous");
+      compare("pcr", "interleaved", "cusparse-gtsvInterleavedBatch(thomas)", "interleaved");
     } else {
       say("kband vs peers: no peer in this build (cuSPARSE needs CUDA Kokkos; KK pttrf needs Kokkos Kernels >= 4.5)");
     }
@@ -867,6 +1283,10 @@ class Bench {
                                 fmt("%.2f", std::exp(lg / rr.size())), " over ", rr.size(), " sizes"));
       }
     }
+    summary_pcr();
+    summary_gtsv();
+    summary_solve();
+    summary_dense();
     say(failures_ ? kband::impl::concat("VERIFICATION: ", failures_, " row(s) FAILED")
                   : std::string("VERIFICATION: all rows passed"));
   }

@@ -5,7 +5,8 @@
 //       A (nmat, d, d) symmetric (only read); on return, for each matrix m,
 //       A = Q T Q^T with T = tridiag(offdiag, diag, offdiag),
 //       offdiag(m, j) = T(j+1, j) (j < d-1), Q = P_0 P_1 ... P_{d-3},
-//       P_k = I - tau(m,k) v_k v_k^T, v_k = V(m, :, k) (zero in rows 0..k).
+//       P_k = I - tau(m,k) v_k v_k^T, v_k = V(m, k, :) (zero in entries 0..k;
+//       each vector is contiguous in a LayoutRight V).
 //   kband::solve_symmetric(exec, A, b, x, info)
 //       x = Q T^-1 Q^T b, with T y = Q^T b solved by PCR.
 //
@@ -71,15 +72,15 @@ struct HouseholderKernel {
         tau(m, k) = skip ? T(0) : T(1) / H;
       });
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, d), [&](const int i) {
-        V(m, i, k) = (i <= k || skip) ? T(0) : (i == k1 ? u0 : W[i * d + k]);
+        V(m, k, i) = (i <= k || skip) ? T(0) : (i == k1 ? u0 : W[i * d + k]);
       });
       team.team_barrier();
       if (!skip) {
-        // p = A22 u / H
+        // p = A22 u / H; A22 is symmetric, so thread i walks column k1+i and
+        // neighbouring threads read neighbouring words.
         Kokkos::parallel_for(Kokkos::TeamThreadRange(team, len), [&](const int i) {
           T s = 0;
-          const T* row = W + static_cast<size_t>(k1 + i) * d;
-          for (int j = k1; j < d; ++j) s += row[j] * u[j];
+          for (int j = k1; j < d; ++j) s += W[static_cast<size_t>(j) * d + k1 + i] * u[j];
           p[k1 + i] = s / H;
         });
         team.team_barrier();
@@ -109,7 +110,7 @@ struct HouseholderKernel {
       tau(m, d - 1) = T(0);
     });
     for (int k = (d >= 2 ? d - 2 : 0); k < d; ++k)
-      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, d), [&](const int i) { V(m, i, k) = T(0); });
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, d), [&](const int i) { V(m, k, i) = T(0); });
   }
 };
 
@@ -130,9 +131,9 @@ struct ApplyQKernel {
       const T tk = tau(m, k);
       T s = 0;
       Kokkos::parallel_reduce(
-          Kokkos::TeamThreadRange(team, k + 1, d), [&](const int i, T& acc) { acc += V(m, i, k) * y(m, i); }, s);
+          Kokkos::TeamThreadRange(team, k + 1, d), [&](const int i, T& acc) { acc += V(m, k, i) * y(m, i); }, s);
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, k + 1, d),
-                           [&](const int i) { y(m, i) -= tk * s * V(m, i, k); });
+                           [&](const int i) { y(m, i) -= tk * s * V(m, k, i); });
       team.team_barrier();
     }
   }

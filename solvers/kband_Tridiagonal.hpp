@@ -38,10 +38,13 @@ TridiagonalAlgorithm choose_tridiagonal(const Exec& exec, Layout layout, int nsy
   return static_cast<long>(nsys) * 4 < threads ? TridiagonalAlgorithm::PCR : TridiagonalAlgorithm::Thomas;
 }
 
-/// Solves every system of the batch; returns the algorithm it used.
+/// Solves every system of the batch; returns the algorithm it used. The
+/// workspace is used by Thomas' Global variant (see thomas_workspace_size).
 template <class Exec, class BA, class BB, class BC, class BD, class BX, class Info>
-TridiagonalAlgorithm solve_tridiagonal(const Exec& exec, const BA& a, const BB& b, const BC& c, const BD& d,
-                                       const BX& x, const Info& info, const TridiagonalOptions& opt = {}) {
+TridiagonalAlgorithm solve_tridiagonal(
+    const Exec& exec, const BA& a, const BB& b, const BC& c, const BD& d, const BX& x, const Info& info,
+    const TridiagonalOptions& opt = {},
+    const Kokkos::View<impl::batch_value_t<BX>*, typename impl::batch_traits<BX>::memory_space>& workspace = {}) {
   impl::ProfilingRegion region("kband::solve_tridiagonal");
   using tx = impl::batch_traits<BX>;
   static_assert(tx::is_batch, "kband: x must be a kband batch");
@@ -51,7 +54,7 @@ TridiagonalAlgorithm solve_tridiagonal(const Exec& exec, const BA& a, const BB& 
   if (alg == TridiagonalAlgorithm::PCR)
     pcr(exec, a, b, c, d, x, info, opt.solve);
   else
-    thomas(exec, a, b, c, d, x, info, opt.solve);
+    thomas(exec, a, b, c, d, x, info, opt.solve, workspace);
   return alg;
 }
 
