@@ -146,6 +146,8 @@ struct batch_traits<Kokkos::View<T, P...>,
   KOKKOS_INLINE_FUNCTION static size_t flat_size(const type& v) {
     return v.extent(0) * v.extent(1);
   }
+  /// Distance in elements between rows j and j+1 of one system.
+  KOKKOS_INLINE_FUNCTION static size_t row_stride(const type& v) { return v.stride_1(); }
 };
 
 template <class T, int SZ, class M>
@@ -171,6 +173,7 @@ struct batch_traits<GroupedBatch<T, SZ, M>, void> {
   KOKKOS_INLINE_FUNCTION static size_t flat_size(const type& v) {
     return static_cast<size_t>(v.ngroups()) * v.n() * SZ;
   }
+  KOKKOS_INLINE_FUNCTION static constexpr size_t row_stride(const type&) { return SZ; }
 };
 
 template <class B>

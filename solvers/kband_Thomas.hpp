@@ -108,7 +108,12 @@ ThomasGeometry thomas_geometry(const char* fn, int nsys, int n, int lanes, int n
 template <class Exec, class Functor>
 void launch_thomas(const char* label, const Exec& exec, const ThomasGeometry& g, const Functor& f) {
   if (g.nsys == 0) return;
+#if defined(KBAND_THOMAS_MIN_BLOCKS) && KBAND_THOMAS_MIN_BLOCKS > 0
+  // tuning experiment: cap registers so that this many 128-thread teams fit
+  Kokkos::TeamPolicy<Exec, Kokkos::LaunchBounds<128, KBAND_THOMAS_MIN_BLOCKS>> policy(exec, g.league, g.team_size);
+#else
   Kokkos::TeamPolicy<Exec> policy(exec, g.league, g.team_size);
+#endif
   if (g.scratch) policy.set_scratch_size(g.scratch_level, Kokkos::PerTeam(g.scratch_bytes));
   Kokkos::parallel_for(label, policy, f);
 }
@@ -168,8 +173,10 @@ void thomas_per_system(const char* fn, const Exec& exec, const BA& a, const BB& 
   }
   using Base = ThomasBase<Exec, BX, T, W>;
   Base base{nsys, n, g.scratch, g.scratch_level, ws, std::numeric_limits<T>::quiet_NaN()};
-  launch_thomas(fn, exec, g,
-                ThomasPerSystem<Exec, BA, BB, BC, BD, BX, Info, W, U, Periodic>(base, a, b, c, d, x, info));
+  if (g.scratch)
+    launch_thomas(fn, exec, g, ThomasPerSystem<Exec, BA, BB, BC, BD, BX, Info, W, U, Periodic, true>(base, a, b, c, d, x, info));
+  else
+    launch_thomas(fn, exec, g, ThomasPerSystem<Exec, BA, BB, BC, BD, BX, Info, W, U, Periodic, false>(base, a, b, c, d, x, info));
 }
 
 }  // namespace impl
@@ -279,12 +286,18 @@ void thomas(const Exec& exec, const TridiagonalFactor<T, Mem>& factor, const BD&
   const impl::ThomasGeometry g = impl::thomas_geometry<Exec, T>(fn, nsys, n, W, 1, opt);
   using Base = impl::ThomasBase<Exec, BX, T, W>;
   Base base{nsys, n, g.scratch, g.scratch_level, {}, std::numeric_limits<T>::quiet_NaN()};
-  if (factor.periodic())
-    impl::launch_thomas(fn, exec, g,
-                        impl::ThomasShared<Exec, T, Mem, BD, BX, Info, W, U, true>(base, factor.data(), d, x, info));
+  // the intermediate's home (scratch or x) is a template parameter: the
+  // kernel then computes one address per row, not two
+  using impl::ThomasShared;
+  const auto& fd = factor.data();
+  if (factor.periodic() && g.scratch)
+    impl::launch_thomas(fn, exec, g, ThomasShared<Exec, T, Mem, BD, BX, Info, W, U, true, true>(base, fd, d, x, info));
+  else if (factor.periodic())
+    impl::launch_thomas(fn, exec, g, ThomasShared<Exec, T, Mem, BD, BX, Info, W, U, true, false>(base, fd, d, x, info));
+  else if (g.scratch)
+    impl::launch_thomas(fn, exec, g, ThomasShared<Exec, T, Mem, BD, BX, Info, W, U, false, true>(base, fd, d, x, info));
   else
-    impl::launch_thomas(fn, exec, g,
-                        impl::ThomasShared<Exec, T, Mem, BD, BX, Info, W, U, false>(base, factor.data(), d, x, info));
+    impl::launch_thomas(fn, exec, g, ThomasShared<Exec, T, Mem, BD, BX, Info, W, U, false, false>(base, fd, d, x, info));
 }
 
 }  // namespace kband

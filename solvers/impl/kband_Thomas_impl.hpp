@@ -106,11 +106,14 @@ struct ThomasBase {
 // Sherman-Morrison with gamma = -b(s,0).
 // ---------------------------------------------------------------------------
 template <class Exec, class BA, class BB, class BC, class BD, class BX, class Info, int W,
-          int U, bool Periodic>
+          int U, bool Periodic, bool Scratch>
 struct ThomasPerSystem : ThomasBase<Exec, BX, batch_value_t<BX>, W> {
   using T = batch_value_t<BX>;
   using Base = ThomasBase<Exec, BX, T, W>;
   using typename Base::member_type;
+  // stored rows: c' (buffer 0), y' (buffer 1 in scratch; x itself otherwise),
+  // z' (periodic only: buffer 2 in scratch, 1 in the workspace)
+  static constexpr int kZ = Scratch ? 2 : 1;
   BA a;
   BB b;
   BC c;
@@ -121,148 +124,143 @@ struct ThomasPerSystem : ThomasBase<Exec, BX, batch_value_t<BX>, W> {
   ThomasPerSystem(const Base& base, BA a_, BB b_, BC c_, BD d_, BX x_, Info info_)
       : Base(base), a(a_), b(b_), c(c_), d(d_), x(x_), info(info_) {}
 
+  /// Per-lane state of the forward pass.
+  struct State {
+    T cprev[W], yprev[W], zprev[W], gam[W], alpha[W], beta[W];
+    int bad[W];
+  };
+
+  KOKKOS_INLINE_FUNCTION T& yref(const LaneStore<T>& st, int s0, int j, int l) const {
+    return Scratch ? st(1, j, l) : x(s0 + l, j);
+  }
+
   KOKKOS_FUNCTION void operator()(const member_type& m) const {
     int nl;
     const int s0 = this->first_system(m, nl);
     if (nl == 0) return;
     const int nlc = W == 1 ? 1 : nl;  // a compile-time trip count on GPUs
     const int n = this->n;
-    // buffers: c' first, then y' (scratch only: Global keeps y' in x), then z'
-    // (periodic only).
     const LaneStore<T> st = this->store(m, s0, Periodic ? 3 : 2);
-    const int ybuf = 1, zbuf = this->scratch ? 2 : 1;
-
-    T cprev[W], yprev[W], zprev[W], gam[W], alpha[W], beta[W];
-    int bad[W];
+    const size_t ls = batch_traits<BX>::layout == Layout::Contiguous ? static_cast<size_t>(n) : 1;
+    State S;
     {
       const T* a0 = &a(s0, 0);
       const T* b0 = &b(s0, 0);
       const T* c0 = &c(s0, 0);
       const T* cn = &c(s0, n - 1);
       const T* d0 = &d(s0, 0);
-      const size_t ls = lane_stride();
       for (int l = 0; l < nlc; ++l) {
         T piv = b0[l * ls];
         if (Periodic) {
-          gam[l] = -piv;
-          beta[l] = a0[l * ls];
-          alpha[l] = cn[l * ls];
-          piv = piv - gam[l];
+          S.gam[l] = -piv;
+          S.beta[l] = a0[l * ls];
+          S.alpha[l] = cn[l * ls];
+          piv = piv - S.gam[l];
         }
-        bad[l] = usable_pivot(piv) ? 0 : 1;
+        S.bad[l] = usable_pivot(piv) ? 0 : 1;
         const T w = T(1) / piv;
-        cprev[l] = n > 1 ? c0[l * ls] * w : T(0);
-        yprev[l] = d0[l * ls] * w;
-        st(0, 0, l) = cprev[l];
-        ybuf_ref(st, ybuf, s0, 0, l) = yprev[l];
+        S.cprev[l] = n > 1 ? c0[l * ls] * w : T(0);
+        S.yprev[l] = d0[l * ls] * w;
+        st(0, 0, l) = S.cprev[l];
+        yref(st, s0, 0, l) = S.yprev[l];
         if (Periodic) {
-          zprev[l] = gam[l] * w;
-          st(zbuf, 0, l) = zprev[l];
+          S.zprev[l] = S.gam[l] * w;
+          st(kZ, 0, l) = S.zprev[l];
         }
       }
     }
-    // Forward pass, U rows at a time: the loads of a block are independent of
-    // the recurrence, so they are all issued before the first use.
-    for (int jb = 1; jb < n; jb += U) {
-      T av[U][W], bv[U][W], cv[U][W], dv[U][W];
-      const size_t ls = lane_stride();
-      for (int u = 0; u < U; ++u) {
-        const int j = jb + u;
-        if (j < n) {
-          const T* aj = &a(s0, j);
-          const T* bj = &b(s0, j);
-          const T* cj = &c(s0, j);
-          const T* dj = &d(s0, j);
-          for (int l = 0; l < nlc; ++l) {
-            av[u][l] = aj[l * ls];
-            bv[u][l] = bj[l * ls];
-            cv[u][l] = cj[l * ls];
-            dv[u][l] = dj[l * ls];
-          }
-        }
-      }
-      for (int u = 0; u < U; ++u) {
-        const int j = jb + u;
-        if (j < n) {
-          const bool last = j == n - 1;
-          for (int l = 0; l < nlc; ++l) {
-            const T al = av[u][l];
-            T piv = bv[u][l] - al * cprev[l];
-            if (Periodic && last) piv -= alpha[l] * beta[l] / gam[l];
-            bad[l] = (bad[l] == 0 && !usable_pivot(piv)) ? j + 1 : bad[l];
-            const T w = T(1) / piv;
-            cprev[l] = last ? T(0) : cv[u][l] * w;
-            yprev[l] = (dv[u][l] - al * yprev[l]) * w;
-            st(0, j, l) = cprev[l];
-            ybuf_ref(st, ybuf, s0, j, l) = yprev[l];
-            if (Periodic) {
-              zprev[l] = ((last ? alpha[l] : T(0)) - al * zprev[l]) * w;
-              st(zbuf, j, l) = zprev[l];
-            }
-          }
-        }
-      }
-    }
+    // Forward pass in blocks of U rows, then single rows; the last row (with
+    // the periodic correction of its pivot) is done on its own.
+    int j = 1;
+    for (; j + U <= n - 1; j += U) forward<U>(st, s0, j, nlc, ls, S);
+    for (; j < n - 1; ++j) forward<1>(st, s0, j, nlc, ls, S);
+    if (n > 1) forward<1, true>(st, s0, n - 1, nlc, ls, S);
     // Backward pass: y (and z) overwrite their forward intermediates; in the
     // non-periodic case y is the solution and goes straight to x.
-    for (int l = 0; l < nlc; ++l) {
-      if (!Periodic) x(s0 + l, n - 1) = yprev[l];
-    }
-    for (int jb = n - 2; jb >= 0; jb -= U) {
-      // the block's stored rows are loaded before the recurrence consumes them
-      T cv[U][W], yv[U][W], zv[U][W];
-      for (int u = 0; u < U; ++u) {
-        const int j = jb - u;
-        if (j >= 0)
-          for (int l = 0; l < nlc; ++l) {
-            cv[u][l] = st(0, j, l);
-            yv[u][l] = ybuf_ref(st, ybuf, s0, j, l);
-            if (Periodic) zv[u][l] = st(zbuf, j, l);
-          }
-      }
-      for (int u = 0; u < U; ++u) {
-        const int j = jb - u;
-        if (j >= 0)
-          for (int l = 0; l < nlc; ++l) {
-            yprev[l] = yv[u][l] - cv[u][l] * yprev[l];
-            if (Periodic) {
-              zprev[l] = zv[u][l] - cv[u][l] * zprev[l];
-              st(zbuf, j, l) = zprev[l];
-              ybuf_ref(st, ybuf, s0, j, l) = yprev[l];
-            } else {
-              x(s0 + l, j) = yprev[l];
-            }
-          }
-      }
-    }
+    if (!Periodic)
+      for (int l = 0; l < nlc; ++l) x(s0 + l, n - 1) = S.yprev[l];
+    j = n - 2;
+    for (; j - U + 1 >= 0; j -= U) backward<U>(st, s0, j, nlc, S);
+    for (; j >= 0; --j) backward<1>(st, s0, j, nlc, S);
     if (Periodic) {
       // yprev/zprev now hold y_0, z_0; y_{n-1}, z_{n-1} are still stored.
       T fact[W];
       for (int l = 0; l < nlc; ++l) {
-        const T r = beta[l] / gam[l];
-        const T den = T(1) + zprev[l] + r * st(zbuf, n - 1, l);
-        bad[l] = (bad[l] == 0 && !usable_pivot(den)) ? n : bad[l];
-        fact[l] = (yprev[l] + r * ybuf_ref(st, ybuf, s0, n - 1, l)) / den;
+        const T r = S.beta[l] / S.gam[l];
+        const T den = T(1) + S.zprev[l] + r * st(kZ, n - 1, l);
+        S.bad[l] = (S.bad[l] == 0 && !usable_pivot(den)) ? n : S.bad[l];
+        fact[l] = (S.yprev[l] + r * yref(st, s0, n - 1, l)) / den;
       }
-      for (int j = 0; j < n; ++j)
-        for (int l = 0; l < nlc; ++l)
-          x(s0 + l, j) = ybuf_ref(st, ybuf, s0, j, l) - fact[l] * st(zbuf, j, l);
+      for (int jj = 0; jj < n; ++jj)
+        for (int l = 0; l < nlc; ++l) x(s0 + l, jj) = yref(st, s0, jj, l) - fact[l] * st(kZ, jj, l);
     }
     for (int l = 0; l < nlc; ++l) {
-      info(s0 + l) = bad[l];
-      if (bad[l] != 0)
-        for (int j = 0; j < n; ++j) x(s0 + l, j) = this->nan;
+      info(s0 + l) = S.bad[l];
+      if (S.bad[l] != 0)
+        for (int jj = 0; jj < n; ++jj) x(s0 + l, jj) = this->nan;
     }
   }
 
-  KOKKOS_INLINE_FUNCTION static size_t lane_stride_impl(int n) {
-    return batch_traits<BX>::layout == Layout::Contiguous ? static_cast<size_t>(n) : 1;
+  /// Rows jb .. jb+UU-1 of the forward pass (Last: the final row n-1).
+  template <int UU, bool Last = false>
+  KOKKOS_INLINE_FUNCTION void forward(const LaneStore<T>& st, int s0, int jb, int nlc, size_t ls, State& S) const {
+    T av[UU][W], bv[UU][W], cv[UU][W], dv[UU][W];
+    const T* ap = &a(s0, jb);
+    const T* bp = &b(s0, jb);
+    const T* cp = &c(s0, jb);
+    const T* dp = &d(s0, jb);
+    const size_t ars = batch_traits<BA>::row_stride(a), brs = batch_traits<BB>::row_stride(b);
+    const size_t crs = batch_traits<BC>::row_stride(c), drs = batch_traits<BD>::row_stride(d);
+    for (int u = 0; u < UU; ++u)
+      for (int l = 0; l < nlc; ++l) {
+        av[u][l] = ap[u * ars + l * ls];
+        bv[u][l] = bp[u * brs + l * ls];
+        cv[u][l] = Last ? T(0) : cp[u * crs + l * ls];
+        dv[u][l] = dp[u * drs + l * ls];
+      }
+    for (int u = 0; u < UU; ++u) {
+      const int j = jb + u;
+      for (int l = 0; l < nlc; ++l) {
+        const T al = av[u][l];
+        T piv = bv[u][l] - al * S.cprev[l];
+        if (Periodic && Last) piv -= S.alpha[l] * S.beta[l] / S.gam[l];
+        S.bad[l] = (S.bad[l] == 0 && !usable_pivot(piv)) ? j + 1 : S.bad[l];
+        const T w = T(1) / piv;
+        S.cprev[l] = cv[u][l] * w;
+        S.yprev[l] = (dv[u][l] - al * S.yprev[l]) * w;
+        if (!Last) st(0, j, l) = S.cprev[l];
+        yref(st, s0, j, l) = S.yprev[l];
+        if (Periodic) {
+          S.zprev[l] = ((Last ? S.alpha[l] : T(0)) - al * S.zprev[l]) * w;
+          st(kZ, j, l) = S.zprev[l];
+        }
+      }
+    }
   }
-  KOKKOS_INLINE_FUNCTION size_t lane_stride() const { return lane_stride_impl(this->n); }
 
-  /// y' lives in the scratch buffer `ybuf`, or in x itself for the Global variant.
-  KOKKOS_INLINE_FUNCTION T& ybuf_ref(const LaneStore<T>& st, int ybuf, int s0, int j, int l) const {
-    return this->scratch ? st(ybuf, j, l) : x(s0 + l, j);
+  /// Rows jb, jb-1, .., jb-UU+1 of the backward pass.
+  template <int UU>
+  KOKKOS_INLINE_FUNCTION void backward(const LaneStore<T>& st, int s0, int jb, int nlc, State& S) const {
+    T cv[UU][W], yv[UU][W], zv[UU][W];
+    for (int u = 0; u < UU; ++u)
+      for (int l = 0; l < nlc; ++l) {
+        cv[u][l] = st(0, jb - u, l);
+        yv[u][l] = yref(st, s0, jb - u, l);
+        if (Periodic) zv[u][l] = st(kZ, jb - u, l);
+      }
+    for (int u = 0; u < UU; ++u) {
+      const int j = jb - u;
+      for (int l = 0; l < nlc; ++l) {
+        S.yprev[l] = yv[u][l] - cv[u][l] * S.yprev[l];
+        if (Periodic) {
+          S.zprev[l] = zv[u][l] - cv[u][l] * S.zprev[l];
+          st(kZ, j, l) = S.zprev[l];
+          yref(st, s0, j, l) = S.yprev[l];
+        } else {
+          x(s0 + l, j) = S.yprev[l];
+        }
+      }
+    }
   }
 };
 
@@ -280,7 +278,7 @@ struct FactorData {
 };
 
 template <class Exec, class T, class Mem, class BD, class BX, class Info, int W, int U,
-          bool Periodic>
+          bool Periodic, bool Scratch>
 struct ThomasShared : ThomasBase<Exec, BX, T, W> {
   using Base = ThomasBase<Exec, BX, T, W>;
   using typename Base::member_type;
@@ -308,6 +306,7 @@ struct ThomasShared : ThomasBase<Exec, BX, T, W> {
     }
     const LaneStore<T> st = this->store(m, s0, 1);
     const size_t ls = batch_traits<BX>::layout == Layout::Contiguous ? static_cast<size_t>(n) : 1;
+    const size_t drs = batch_traits<BD>::row_stride(d);
     T yprev[W], dot[W];
     {
       const T w0 = f.w(0);
@@ -319,28 +318,12 @@ struct ThomasShared : ThomasBase<Exec, BX, T, W> {
         yref(st, s0, 0, l) = yprev[l];
       }
     }
-    for (int jb = 1; jb < n; jb += U) {
-      T dv[U][W];
-      for (int u = 0; u < U; ++u) {
-        const int j = jb + u;
-        if (j < n) {
-          const T* dj = &d(s0, j);
-          for (int l = 0; l < nlc; ++l) dv[u][l] = dj[l * ls];
-        }
-      }
-      for (int u = 0; u < U; ++u) {
-        const int j = jb + u;
-        if (j < n) {
-          const T aj = f.a(j), wj = f.w(j);
-          const T gj = Periodic ? f.g(j) : T(0);
-          for (int l = 0; l < nlc; ++l) {
-            yprev[l] = (dv[u][l] - aj * yprev[l]) * wj;
-            if (Periodic) dot[l] += gj * dv[u][l];
-            yref(st, s0, j, l) = yprev[l];
-          }
-        }
-      }
-    }
+    // Forward pass in blocks of U rows (then single rows): the right-hand sides
+    // and shared coefficients of a block are loaded before the recurrence and
+    // its stores begin, so U loads per thread are in flight.
+    int j = 1;
+    for (; j + U <= n; j += U) forward<U>(st, s0, j, nlc, ls, drs, yprev, dot);
+    for (; j < n; ++j) forward<1>(st, s0, j, nlc, ls, drs, yprev, dot);
     // y_0 = g.d and y_{n-1} are known now, so the Sherman-Morrison factor is too
     // and the backward pass writes the final solution directly.
     T fact[W];
@@ -348,30 +331,51 @@ struct ThomasShared : ThomasBase<Exec, BX, T, W> {
       fact[l] = Periodic ? (dot[l] + f.scal(0) * yprev[l]) * f.scal(1) : T(0);
       x(s0 + l, n - 1) = Periodic ? yprev[l] - fact[l] * f.z(n - 1) : yprev[l];
     }
-    for (int jb = n - 2; jb >= 0; jb -= U) {
-      T yv[U][W];
-      for (int u = 0; u < U; ++u) {
-        const int j = jb - u;
-        if (j >= 0)
-          for (int l = 0; l < nlc; ++l) yv[u][l] = yref(st, s0, j, l);
-      }
-      for (int u = 0; u < U; ++u) {
-        const int j = jb - u;
-        if (j >= 0) {
-          const T cpj = f.cp(j);
-          const T zj = Periodic ? f.z(j) : T(0);
-          for (int l = 0; l < nlc; ++l) {
-            yprev[l] = yv[u][l] - cpj * yprev[l];
-            x(s0 + l, j) = Periodic ? yprev[l] - fact[l] * zj : yprev[l];
-          }
-        }
-      }
-    }
+    j = n - 2;
+    for (; j - U + 1 >= 0; j -= U) backward<U>(st, s0, j, nlc, yprev, fact);
+    for (; j >= 0; --j) backward<1>(st, s0, j, nlc, yprev, fact);
     for (int l = 0; l < nlc; ++l) info(s0 + l) = 0;
   }
 
   KOKKOS_INLINE_FUNCTION T& yref(const LaneStore<T>& st, int s0, int j, int l) const {
-    return this->scratch ? st(0, j, l) : x(s0 + l, j);
+    return Scratch ? st(0, j, l) : x(s0 + l, j);
+  }
+
+  /// Rows jb .. jb+UU-1 of the forward pass.
+  template <int UU>
+  KOKKOS_INLINE_FUNCTION void forward(const LaneStore<T>& st, int s0, int jb, int nlc, size_t ls, size_t drs,
+                                      T (&yprev)[W], T (&dot)[W]) const {
+    T dv[UU][W], av[UU], wv[UU], gv[UU];
+    const T* dp = &d(s0, 0) + jb * drs;
+    for (int u = 0; u < UU; ++u) {
+      av[u] = f.a(jb + u);
+      wv[u] = f.w(jb + u);
+      if (Periodic) gv[u] = f.g(jb + u);
+      for (int l = 0; l < nlc; ++l) dv[u][l] = dp[u * drs + l * ls];
+    }
+    for (int u = 0; u < UU; ++u)
+      for (int l = 0; l < nlc; ++l) {
+        yprev[l] = (dv[u][l] - av[u] * yprev[l]) * wv[u];
+        if (Periodic) dot[l] += gv[u] * dv[u][l];
+        yref(st, s0, jb + u, l) = yprev[l];
+      }
+  }
+
+  /// Rows jb, jb-1, .., jb-UU+1 of the backward pass.
+  template <int UU>
+  KOKKOS_INLINE_FUNCTION void backward(const LaneStore<T>& st, int s0, int jb, int nlc, T (&yprev)[W],
+                                       const T (&fact)[W]) const {
+    T yv[UU][W], cv[UU], zv[UU];
+    for (int u = 0; u < UU; ++u) {
+      cv[u] = f.cp(jb - u);
+      if (Periodic) zv[u] = f.z(jb - u);
+      for (int l = 0; l < nlc; ++l) yv[u][l] = yref(st, s0, jb - u, l);
+    }
+    for (int u = 0; u < UU; ++u)
+      for (int l = 0; l < nlc; ++l) {
+        yprev[l] = yv[u][l] - cv[u] * yprev[l];
+        x(s0 + l, jb - u) = Periodic ? yprev[l] - fact[l] * zv[u] : yprev[l];
+      }
   }
 };
 
