@@ -33,7 +33,8 @@ void gtsv(const Exec& exec, const BA& a, const BB& b, const BC& c, const BD& d, 
   constexpr int W = impl::thomas_lanes<Exec, BX>::value;
   constexpr int U = impl::thomas_unroll<Exec, BX>::value;
   using K = impl::GTSVPerSystem<Exec, BA, BB, BC, BD, BX, Info, W, U>;
-  const impl::ThomasGeometry g = impl::thomas_geometry<Exec, T>(fn, nsys, n, W, K::nbuf_scratch, opt);
+  const impl::ThomasGeometry g = impl::thomas_geometry<Exec, T>(fn, nsys, n, W, K::nbuf_scratch, opt,
+                                                                tx::layout == Layout::Contiguous);
   if (!g.scratch && ws.extent(0) < gtsv_workspace_size(x))
     ws = decltype(ws)(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, std::string("kband::gtsv::ws")),
                       gtsv_workspace_size(x));

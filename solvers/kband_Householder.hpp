@@ -16,6 +16,7 @@
 // K = u.p / (2H), q = p - K u, A <- A - q u^T - u q^T.
 #pragma once
 
+#include "kband_GTSV.hpp"
 #include "kband_PCR.hpp"
 
 
@@ -194,11 +195,20 @@ void apply_q(const Exec& exec, const VV& V, const VT& tau, const VY& y, bool tra
                        impl::ApplyQKernel<Exec, VV, VT, VY>{V, tau, y, d, transpose});
 }
 
+/// How solve_symmetric solves T y = Q^T b: Pivoted (LU with partial pivoting,
+/// kband::gtsv; right for any nonsingular symmetric A, indefinite ones
+/// included) or PCR (kband::pcr, no pivoting: for SPD or diagonally dominant A,
+/// whose T is SPD; an indefinite A can give a zero reduced diagonal, e.g.
+/// A = [[0,1],[1,0]]).
+enum class SymmetricTSolve { Pivoted, PCR };
+
 /// x(m,:) = A(m)^-1 b(m,:) for dense symmetric A (nmat, d, d) via Householder
-/// tridiagonalisation and PCR. info(m) as for kband::pcr (a zero reduced
-/// diagonal of T); x(m,:) is then NaN. Allocates its workspace per call.
+/// tridiagonalisation. info(m) > 0 when the tridiagonal solve met a zero or
+/// non-finite pivot (A singular to working precision, or indefinite with PCR);
+/// x(m,:) is then NaN. Allocates its workspace per call.
 template <class Exec, class VA, class VB, class VX, class Info>
-void solve_symmetric(const Exec& exec, const VA& A, const VB& b, const VX& x, const Info& info) {
+void solve_symmetric(const Exec& exec, const VA& A, const VB& b, const VX& x, const Info& info,
+                     SymmetricTSolve tsolve = SymmetricTSolve::Pivoted) {
   const char* fn = "kband::solve_symmetric";
   impl::ProfilingRegion region(fn);
   using T = typename VX::non_const_value_type;
@@ -226,7 +236,10 @@ void solve_symmetric(const Exec& exec, const VA& A, const VB& b, const VX& x, co
                          y(m, j) = b(m, j);
                        });
   apply_q(exec, V, tau, y, true);
-  pcr(exec, sub, diag, off, y, y, info);
+  if (tsolve == SymmetricTSolve::PCR)
+    pcr(exec, sub, diag, off, y, y, info);
+  else
+    gtsv(exec, sub, diag, off, y, y, info);
   apply_q(exec, V, tau, y, false);
   Kokkos::deep_copy(exec, x, y);
 }

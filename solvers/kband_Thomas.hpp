@@ -67,7 +67,7 @@ struct thomas_unroll {
 
 template <class Exec, class T>
 ThomasGeometry thomas_geometry(const char* fn, int nsys, int n, int lanes, int nbuf_scratch,
-                               const SolveOptions& opt) {
+                               const SolveOptions& opt, bool contiguous) {
   ThomasGeometry g;
   g.nsys = nsys;
   g.n = n;
@@ -79,9 +79,13 @@ ThomasGeometry thomas_geometry(const char* fn, int nsys, int n, int lanes, int n
   int ts = device ? (opt.team_size > 0 ? opt.team_size : 0) : 1;
   Variant v = opt.variant;
   if (v == Variant::Auto) {
-    // Scratch pays on GPUs while a team of 32 keeps its rows on chip with room
-    // for several teams per multiprocessor; CPU caches hold the rows anyway.
-    v = (device && per_thread * 32 <= 48 * 1024) ? Variant::Scratch : Variant::Global;
+    // On GPUs Scratch pays while a team of 32 keeps its rows on chip with room
+    // for several teams per multiprocessor; on the contiguous layout it pays
+    // whenever the rows fit on chip at all, as the Global variant's workspace
+    // accesses are strided there (H200: 8-10x vs 22-25x the copy time). CPU
+    // caches hold the rows anyway.
+    const bool fits = per_thread * 32 <= (contiguous ? max_scratch : 48 * 1024);
+    v = (device && fits) ? Variant::Scratch : Variant::Global;
   }
   if (v == Variant::Scratch) {
     if (ts == 0) {
@@ -164,7 +168,8 @@ void thomas_per_system(const char* fn, const Exec& exec, const BA& a, const BB& 
   const int nsys = tx::nsys(x), n = tx::n(x);
   constexpr int W = thomas_lanes<Exec, BX>::value;
   constexpr int U = thomas_unroll<Exec, BX>::value;
-  const ThomasGeometry g = thomas_geometry<Exec, T>(fn, nsys, n, W, Periodic ? 3 : 2, opt);
+  const ThomasGeometry g = thomas_geometry<Exec, T>(fn, nsys, n, W, Periodic ? 3 : 2, opt,
+                                                     tx::layout == Layout::Contiguous);
   if (!g.scratch) {
     using WMap = WorkspaceMap<tx::layout, tx::sz>;
     const size_t need = WMap::extent(nsys, n) * (Periodic ? 2 : 1);
@@ -283,7 +288,7 @@ void thomas(const Exec& exec, const TridiagonalFactor<T, Mem>& factor, const BD&
   impl::check_info(fn, info, nsys);
   constexpr int W = impl::thomas_lanes<Exec, BX>::value;
   constexpr int U = impl::thomas_unroll<Exec, BX, 1>::value;
-  const impl::ThomasGeometry g = impl::thomas_geometry<Exec, T>(fn, nsys, n, W, 1, opt);
+  const impl::ThomasGeometry g = impl::thomas_geometry<Exec, T>(fn, nsys, n, W, 1, opt, tx::layout == Layout::Contiguous);
   using Base = impl::ThomasBase<Exec, BX, T, W>;
   Base base{nsys, n, g.scratch, g.scratch_level, {}, std::numeric_limits<T>::quiet_NaN()};
   // the intermediate's home (scratch or x) is a template parameter: the

@@ -1,0 +1,380 @@
+// kband::gtsv (tridiagonal LU with partial pivoting) on general systems.
+//
+// Two families, every layout, float and double, Variant::Global / Scratch / Auto:
+//  * random : a, c uniform in [-1, 1], b = 0.1 U(-1, 1) (no diagonal
+//    dominance at all, most steps pivot), and every third system (n >= 2)
+//    with b(s,0) = 0, where unpivoted elimination (kband::thomas) fails with
+//    info = 1 -- checked on the same batches.
+//  * general: the guarded general family of the Thomas tests (well
+//    conditioned, about half of the rows not dominant).
+// Bounds per system, all evaluated in long double:
+//  * normwise backward error eta = ||A x - d||_inf / (||A||_inf ||x||_inf +
+//    ||d||_inf) <= kBackwardC * n * eps(T), kBackwardC = 16. Partial pivoting
+//    on a tridiagonal matrix has growth factor <= 2, so eta is O(eps) whatever
+//    the conditioning.
+//  * forward error ||x - xref||_inf / ||xref||_inf: on the general family
+//    <= Tol<T>::general (as Thomas); on the random family, whose conditioning
+//    varies, the perturbation bound 2 eta kappa / (1 - eta kappa)
+//    (Higham, Thm 7.2, kappa = ||A||_inf ||A^-1||_inf computed exactly in
+//    long double) with a factor 2 for rounding, wherever eta kappa < 1/4.
+#include "kband_test_solvers.hpp"
+
+namespace kband_test {
+namespace {
+
+constexpr double kBackwardC = 16;
+
+template <class T>
+double backward_bound(int n) {
+  return kBackwardC * n * eps_of<T>();
+}
+
+/// Systems (system-major) with their reference, condition numbers and the
+/// expected info of kband::gtsv (0, or the 1-based column that is zero).
+template <class T>
+struct GCase {
+  std::string family;
+  int n = 0, nsys = 0;
+  std::vector<T> a, b, c, d;
+  std::vector<real_ref> xref;  // empty for singular systems' rows (left 0)
+  std::vector<double> kappa;   // per system; empty: forward bound is Tol<T>::general
+  std::vector<int> expect_info;
+  std::vector<char> zero_b0;  // b(s,0) == 0 (n >= 2)
+  size_t idx(int s, int j) const { return static_cast<size_t>(s) * n + j; }
+};
+
+template <class T>
+void fill_reference(GCase<T>& g, bool with_kappa) {
+  g.xref.assign(g.a.size(), 0);
+  if (with_kappa) g.kappa.assign(g.nsys, 0);
+  for (int s = 0; s < g.nsys; ++s) {
+    if (g.expect_info[s] != 0) continue;
+    const size_t o = g.idx(s, 0);
+    const TridiagLU lu(g.n, g.a.data() + o, g.b.data() + o, g.c.data() + o);
+    if (!lu.ok()) throw std::runtime_error("kband_test: singular gtsv reference matrix");
+    const auto x = lu.solve(g.d.data() + o);
+    std::copy(x.begin(), x.end(), g.xref.begin() + o);
+    if (with_kappa) g.kappa[s] = lu.condition_inf();
+  }
+}
+
+/// The random family; `singular` puts an exactly zero column into systems 1
+/// and 4 (column 0 and column n/2).
+template <class T>
+GCase<T> make_random(int n, int nsys, bool singular) {
+  GCase<T> g;
+  g.family = singular ? "singular" : "random";
+  g.n = n;
+  g.nsys = nsys;
+  Rng rng(mix_seed(
+      {sizeof(T), 0x67747376ull, static_cast<std::uint64_t>(n), static_cast<std::uint64_t>(nsys), singular ? 1u : 0u}));
+  const size_t len = static_cast<size_t>(n) * nsys;
+  g.a.resize(len);
+  g.b.resize(len);
+  g.c.resize(len);
+  g.d.resize(len);
+  g.expect_info.assign(nsys, 0);
+  g.zero_b0.assign(nsys, 0);
+  for (int s = 0; s < nsys; ++s)
+    for (int attempt = 0;; ++attempt) {
+      for (int j = 0; j < n; ++j) {
+        const size_t k = g.idx(s, j);
+        g.a[k] = static_cast<T>(rng.uniform(-1, 1));
+        g.b[k] = static_cast<T>(0.1 * rng.uniform(-1, 1));
+        g.c[k] = static_cast<T>(rng.uniform(-1, 1));
+        g.d[k] = static_cast<T>(rng.uniform(-1, 1));
+      }
+      if (n >= 2 && s % 3 == 1) {
+        g.b[g.idx(s, 0)] = T(0);
+        g.zero_b0[s] = 1;
+      }
+      if (singular && (s == 1 || s == 4)) {
+        const int col = s == 1 ? 0 : n / 2;
+        g.b[g.idx(s, col)] = T(0);
+        if (col > 0) g.c[g.idx(s, col - 1)] = T(0);
+        if (col + 1 < n) g.a[g.idx(s, col + 1)] = T(0);
+        g.expect_info[s] = col + 1;
+        break;
+      }
+      const size_t o = g.idx(s, 0);
+      if (TridiagLU(n, g.a.data() + o, g.b.data() + o, g.c.data() + o).ok() || attempt > 100) break;
+    }
+  for (int s = 0; s < nsys; ++s) {  // entries every solver must ignore
+    g.a[g.idx(s, 0)] = nan_value<T>();
+    g.c[g.idx(s, n - 1)] = nan_value<T>();
+  }
+  fill_reference(g, true);
+  return g;
+}
+
+template <class T>
+const GCase<T>& get_random(int n, int nsys, bool singular = false) {
+  static std::map<std::tuple<int, int, bool>, GCase<T>> cache;
+  const auto key = std::make_tuple(n, nsys, singular);
+  auto it = cache.find(key);
+  if (it == cache.end()) it = cache.emplace(key, make_random<T>(n, nsys, singular)).first;
+  return it->second;
+}
+
+/// The guarded general family of kband_test_common.hpp (dense reference).
+template <class T>
+const GCase<T>& get_general(int n, int nsys) {
+  static std::map<std::pair<int, int>, GCase<T>> cache;
+  const auto key = std::make_pair(n, nsys);
+  auto it = cache.find(key);
+  if (it == cache.end()) {
+    const Case<T>& cs = get_case<T>(Solver::Thomas, Family::General, n, nsys);
+    GCase<T> g;
+    g.family = "general";
+    g.n = n;
+    g.nsys = nsys;
+    g.a = cs.a;
+    g.b = cs.b;
+    g.c = cs.c;
+    g.d = cs.d;
+    g.xref = cs.xref;
+    g.expect_info.assign(nsys, 0);
+    g.zero_b0.assign(nsys, 0);
+    it = cache.emplace(key, std::move(g)).first;
+  }
+  return it->second;
+}
+
+/// Checks x, info of one gtsv solve of g.
+template <class T>
+void check_gtsv(const std::string& what, const GCase<T>& g, const std::vector<T>& x, const std::vector<int>& info) {
+  const int n = g.n;
+  const double bwd_tol = backward_bound<T>(n);
+  double worst_bwd = 0, worst_fwd = 0, worst_ratio = 0, worst_kappa = 0;
+  int nbad = 0;
+  std::ostringstream first;
+  for (int s = 0; s < g.nsys; ++s) {
+    const size_t o = g.idx(s, 0);
+    if (g.expect_info[s] != 0) {
+      if (info[s] != g.expect_info[s] || !all_nan(x.data() + o, n)) {
+        if (!nbad++)
+          first << "singular s=" << s << ": info=" << info[s] << " (expected " << g.expect_info[s]
+                << "), x(s,0)=" << x[o];
+      }
+      continue;
+    }
+    const double bwd =
+        tridiag_backward_error(n, g.a.data() + o, g.b.data() + o, g.c.data() + o, g.d.data() + o, x.data() + o);
+    const double fwd = relative_error_inf(n, x.data() + o, g.xref.data() + o);
+    double fwd_tol = Tol<T>::general;
+    if (!g.kappa.empty()) {
+      const double ek = std::max(bwd, eps_of<T>() / 2) * g.kappa[s];
+      fwd_tol = ek < 0.25 ? 2 * (2 * ek / (1 - ek)) + 4 * g.kappa[s] * 1e-18 : HUGE_VAL;
+      worst_kappa = std::max(worst_kappa, g.kappa[s]);
+      if (ek >= 0.25) ++stats().max_err[std::string(type_name(T())) + " random gtsv systems without forward bound"];
+    }
+    worst_bwd = std::max(worst_bwd, bwd);
+    worst_fwd = std::max(worst_fwd, fwd);
+    worst_ratio = std::max(worst_ratio, bwd / (n * eps_of<T>()));
+    if (info[s] != 0 || !(bwd <= bwd_tol) || !(fwd <= fwd_tol)) {
+      if (!nbad++)
+        first << "s=" << s << ": info=" << info[s] << " backward error " << bwd << " (bound " << bwd_tol
+              << "), forward error " << fwd << " (bound " << fwd_tol << ")"
+              << (g.kappa.empty() ? std::string() : " kappa=" + std::to_string(g.kappa[s]));
+    }
+  }
+  const std::string key = std::string(type_name(T())) + " " + g.family + " gtsv";
+  record_error(key + " backward/(n*eps)", worst_ratio);
+  record_error(key + " forward", worst_fwd);
+  if (!g.kappa.empty()) record_error(key + " kappa_inf (max)", worst_kappa);
+  if (nbad) ADD_FAILURE() << what << ": " << nbad << " of " << g.nsys << " systems wrong; first " << first.str();
+}
+
+template <class T, class L>
+struct GDevice {
+  using B = typename L::template batch<T>;
+  B a, b, c, d, x;
+  Kokkos::View<int*> info;
+  explicit GDevice(const GCase<T>& g)
+      : a(make_batch<B>("a", g.nsys, g.n, g.a)),
+        b(make_batch<B>("b", g.nsys, g.n, g.b)),
+        c(make_batch<B>("c", g.nsys, g.n, g.c)),
+        d(make_batch<B>("d", g.nsys, g.n, g.d)),
+        x("x", g.nsys, g.n),
+        info("info", g.nsys) {}
+};
+
+std::string describe(const std::string& family, const std::string& layout, const char* type, int n, int nsys,
+                     kband::Variant v, bool inplace) {
+  std::ostringstream os;
+  os << "gtsv " << family << " " << layout << " " << type << " n=" << n << " nsys=" << nsys
+     << " variant=" << kband::variant_name(v) << (inplace ? " in-place" : "");
+  return os.str();
+}
+
+/// One gtsv call (x, or d in place) with every check.
+template <class T, class L>
+void gtsv_and_check(const GCase<T>& g, GDevice<T, L>& dev, kband::Variant v, bool inplace) {
+  using B = typename L::template batch<T>;
+  Exec exec;
+  const std::string what = describe(g.family, L::name(), type_name(T()), g.n, g.nsys, v, inplace);
+  kband::SolveOptions opt;
+  opt.variant = v;
+  upload(dev.d, g.d);
+  const B& xo = inplace ? dev.d : dev.x;
+  if (!run_solver(what, xo, inplace, g.d, dev.info, v == kband::Variant::Scratch ? "Variant::Scratch" : nullptr,
+                  [&] { kband::gtsv(exec, dev.a, dev.b, dev.c, dev.d, xo, dev.info, opt); }))
+    return;
+  int pad = 0;
+  check_gtsv(what, g, download(xo, &pad), download_info(dev.info));
+  EXPECT_EQ(pad, 0) << what << ": padding written";
+  EXPECT_EQ(count_differences(download(dev.a), g.a) + count_differences(download(dev.b), g.b) +
+                count_differences(download(dev.c), g.c),
+            0)
+      << what << ": a, b or c modified";
+  if (!inplace) {
+    EXPECT_EQ(count_differences(download(dev.d), g.d), 0) << what << ": d modified";
+  }
+}
+
+template <class C>
+class GTSVAccuracy : public ::testing::Test {};
+TYPED_TEST_SUITE(GTSVAccuracy, SolverConfigs, CfgNames);
+
+TYPED_TEST(GTSVAccuracy, RandomGeneral) {
+  using T = typename TypeParam::value_type;
+  using L = typename TypeParam::layout;
+  for (int n : n_list())
+    for (int nsys : nsys_list(L::sz)) {
+      const GCase<T>& g = get_random<T>(n, nsys);
+      GDevice<T, L> dev(g);
+      for (kband::Variant v : all_variants()) gtsv_and_check(g, dev, v, false);
+    }
+}
+
+TYPED_TEST(GTSVAccuracy, GuardedGeneralFamily) {
+  using T = typename TypeParam::value_type;
+  using L = typename TypeParam::layout;
+  for (int n : n_list())
+    for (int nsys : {7, L::sz + 1}) {
+      const GCase<T>& g = get_general<T>(n, nsys);
+      GDevice<T, L> dev(g);
+      for (kband::Variant v : all_variants()) gtsv_and_check(g, dev, v, false);
+    }
+}
+
+TYPED_TEST(GTSVAccuracy, InPlace) {
+  using T = typename TypeParam::value_type;
+  using L = typename TypeParam::layout;
+  for (int n : n_list()) {
+    const GCase<T>& g = get_random<T>(n, L::sz + 1);
+    GDevice<T, L> dev(g);
+    for (kband::Variant v : {kband::Variant::Global, kband::Variant::Scratch}) gtsv_and_check(g, dev, v, true);
+  }
+}
+
+// b(s,0) = 0: unpivoted elimination stops at row 1 (kband::thomas: info = 1,
+// x NaN) while gtsv solves the same batch (checked in RandomGeneral).
+TYPED_TEST(GTSVAccuracy, ThomasFailsWherePivotingSucceeds) {
+  using T = typename TypeParam::value_type;
+  using L = typename TypeParam::layout;
+  Exec exec;
+  for (int n : {2, 3, 33, 1000}) {
+    const int nsys = 7;
+    const GCase<T>& g = get_random<T>(n, nsys);
+    GDevice<T, L> dev(g);
+    upload(dev.x, std::vector<T>());
+    poison_info(dev.info);
+    kband::thomas(exec, dev.a, dev.b, dev.c, dev.d, dev.x, dev.info);
+    exec.fence();
+    const std::vector<T> xt = download(dev.x);
+    const std::vector<int> it = download_info(dev.info);
+    int zero_b0 = 0;
+    for (int s = 0; s < nsys; ++s) {
+      if (!g.zero_b0[s]) continue;
+      ++zero_b0;
+      EXPECT_EQ(it[s], 1) << "thomas n=" << n << " s=" << s;
+      EXPECT_TRUE(all_nan(xt.data() + g.idx(s, 0), n)) << "thomas n=" << n << " s=" << s;
+    }
+    EXPECT_EQ(zero_b0, 2) << "systems 1 and 4 have b(s,0) = 0";
+    gtsv_and_check(g, dev, kband::Variant::Global, false);
+  }
+}
+
+// An exactly zero column (systems 1 and 4): info = that column (1-based),
+// x(s,:) NaN; every other system of the batch is solved.
+TYPED_TEST(GTSVAccuracy, SingularSystems) {
+  using T = typename TypeParam::value_type;
+  using L = typename TypeParam::layout;
+  for (int n : {1, 2, 3, 7, 33, 1000}) {
+    const GCase<T>& g = get_random<T>(n, 7, /*singular=*/true);
+    GDevice<T, L> dev(g);
+    for (kband::Variant v : all_variants()) gtsv_and_check(g, dev, v, false);
+  }
+}
+
+// A caller workspace of gtsv_workspace_size elements holding garbage, reused.
+TYPED_TEST(GTSVAccuracy, CallerWorkspace) {
+  using T = typename TypeParam::value_type;
+  using L = typename TypeParam::layout;
+  Exec exec;
+  for (int n : {3, 100}) {
+    const int nsys = 3 * L::sz - 1;
+    const GCase<T>& g = get_random<T>(n, nsys);
+    GDevice<T, L> dev(g);
+    const size_t len = kband::gtsv_workspace_size(dev.x);
+    ASSERT_GE(len, static_cast<size_t>(nsys) * n * 3);
+    Kokkos::View<T*> ws("ws", len);
+    Kokkos::deep_copy(ws, nan_value<T>());
+    kband::SolveOptions opt;
+    opt.variant = kband::Variant::Global;
+    for (int rep = 0; rep < 2; ++rep) {
+      const std::string what =
+          "gtsv caller workspace " + L::name() + " n=" + std::to_string(n) + " rep=" + std::to_string(rep);
+      if (!run_solver(what, dev.x, false, g.d, dev.info, nullptr,
+                      [&] { kband::gtsv(exec, dev.a, dev.b, dev.c, dev.d, dev.x, dev.info, opt, ws); }))
+        continue;
+      check_gtsv(what, g, download(dev.x), download_info(dev.info));
+    }
+  }
+}
+
+// The O(n) long double reference (TridiagLU) agrees with the dense one.
+TEST(GTSVReference, MatchesDenseLU) {
+  double worst = 0;
+  for (int n : {1, 2, 5, 33, 1000}) {
+    const GCase<double>& g = get_random<double>(n, 7);
+    for (int s = 0; s < g.nsys; ++s) {
+      const size_t o = g.idx(s, 0);
+      DenseLU lu(dense_tridiagonal(n, g.a.data() + o, g.b.data() + o, g.c.data() + o, false), n);
+      ASSERT_FALSE(lu.singular());
+      const auto xd = lu.solve(g.d.data() + o);
+      real_ref num = 0, den = 0;
+      for (int j = 0; j < n; ++j) {
+        num = std::max(num, std::fabs(xd[j] - g.xref[o + j]));
+        den = std::max(den, std::fabs(xd[j]));
+      }
+      const double rel = static_cast<double>(num / den);
+      worst = std::max(worst, rel);
+      // Same pivot sequence, so the two agree to long double rounding times kappa.
+      EXPECT_LE(rel, 1e-16 + 64 * g.kappa[s] * static_cast<double>(std::numeric_limits<real_ref>::epsilon()))
+          << "n=" << n << " s=" << s << " kappa=" << g.kappa[s];
+    }
+  }
+  record_error("reference TridiagLU vs DenseLU", worst);
+}
+
+TEST(GTSVErrors, ArgumentsAreChecked) {
+  using B = kband::InterleavedBatch<double>;
+  Exec exec;
+  const int nsys = 3, n = 8;
+  const B a("a", nsys, n), b("b", nsys, n), c("c", nsys, n), d("d", nsys, n), x("x", nsys, n),
+      d_short("d", nsys, n - 1), x0("x0", nsys, 0);
+  const kband::ContiguousBatch<double> dc("dc", nsys, n);
+  Kokkos::View<int*> info("info", nsys), info_long("info", nsys + 1);
+  EXPECT_THROW(kband::gtsv(exec, a, b, c, d_short, x, info), kband::Error);
+  EXPECT_THROW(kband::gtsv(exec, a, b, c, d, x, info_long), kband::Error);
+  EXPECT_THROW(kband::gtsv(exec, a, b, c, d, b, info), kband::Error);   // x aliases b
+  EXPECT_THROW(kband::gtsv(exec, a, b, c, dc, x, info), kband::Error);  // layout mismatch
+  Kokkos::View<int*> info0("info0", nsys);
+  EXPECT_THROW(kband::gtsv(exec, x0, x0, x0, x0, x0, info0), kband::Error);  // n = 0
+  exec.fence();
+}
+
+}  // namespace
+}  // namespace kband_test

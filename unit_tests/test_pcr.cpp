@@ -1,0 +1,323 @@
+// kband::pcr (per-system coefficients and the shared PCRFactor) and
+// kband::solve_tridiagonal, against the long double dense LU reference.
+//
+// Accuracy bound (diagonally dominant family, see kband_test_common.hpp):
+// ||x - xref||_inf / ||xref||_inf <= Tol<T>::dominant (1e-13 double, 2e-5
+// float), the bound of the Thomas tests: PCR on strictly dominant rows is
+// backward stable, its reduced off-diagonals shrink every step. The maxima
+// observed are printed at the end of the run ("pcr" keys).
+//
+// PCR keeps a system's rows in team scratch; a kband::Error is accepted only
+// when it names the team scratch limit (long systems on GPUs).
+#include "kband_test_solvers.hpp"
+
+namespace kband_test {
+namespace {
+
+const std::vector<int>& pcr_n_list() {
+  static const std::vector<int> v{1, 2, 3, 4, 5, 7, 8, 11, 16, 31, 64, 100, 1000};
+  return v;
+}
+// 1 and 3 leave a GPU team mostly idle; 33 and 100 fill several teams for small n.
+const std::vector<int>& pcr_nsys_list() {
+  static const std::vector<int> v{1, 3, 7, 33, 100};
+  return v;
+}
+// Team sizes: kband's choice, and 32 (several rows per thread once n > 32).
+// Serial ignores both (one thread per team).
+const std::vector<int>& pcr_team_sizes() {
+  static const std::vector<int> v{0, 32};
+  return v;
+}
+// PCR's refusal names the limit: "needs N bytes of team scratch but the backend offers M".
+constexpr const char* kScratchLimit = "team scratch but the backend offers";
+
+/// Checks systems s with skip(s) false of x (system-major host copy) against
+/// the reference: info 0, finite, within tol.
+template <class T>
+void check_against_reference(const std::string& what, const Case<T>& cs, const std::vector<T>& x,
+                             const std::vector<int>& info, double tol, const std::string& key,
+                             const std::function<bool(int)>& skip = {}) {
+  double worst = 0;
+  int nbad = 0, first = -1;
+  for (int s = 0; s < cs.nsys; ++s) {
+    if (skip && skip(s)) continue;
+    const double err = relative_error_inf(cs.n, x.data() + cs.idx(s, 0), cs.xref.data() + cs.idx(s, 0));
+    worst = std::max(worst, err);
+    if (info[s] != 0 || !(err <= tol)) {
+      if (first < 0) first = s;
+      ++nbad;
+    }
+  }
+  record_error(std::string(type_name(T())) + " dominant " + key, worst);
+  if (nbad)
+    ADD_FAILURE() << what << ": " << nbad << " of " << cs.nsys << " systems wrong; first s=" << first
+                  << " info=" << info[first] << " x(s,0)=" << x[cs.idx(first, 0)]
+                  << " xref(s,0)=" << static_cast<double>(cs.xref[cs.idx(first, 0)]) << "; worst rel. error " << worst
+                  << " (bound " << tol << ")";
+}
+
+std::string describe(const char* solver, const std::string& layout, const char* type, int n, int nsys, int ts,
+                     bool inplace) {
+  std::ostringstream os;
+  os << solver << " " << layout << " " << type << " n=" << n << " nsys=" << nsys << " team_size=" << ts
+     << (inplace ? " in-place" : "");
+  return os.str();
+}
+
+template <class C>
+class PCRAccuracy : public ::testing::Test {};
+TYPED_TEST_SUITE(PCRAccuracy, SolverConfigs, CfgNames);
+
+// Per-system coefficients; out of place and in place (x == d).
+TYPED_TEST(PCRAccuracy, PerSystem) {
+  using T = typename TypeParam::value_type;
+  using L = typename TypeParam::layout;
+  using B = typename L::template batch<T>;
+  Exec exec;
+  for (int n : pcr_n_list())
+    for (int nsys : pcr_nsys_list()) {
+      const Case<T>& cs = get_case<T>(Solver::Thomas, Family::Dominant, n, nsys);
+      const B a = make_batch<B>("a", nsys, n, cs.a), b = make_batch<B>("b", nsys, n, cs.b),
+              c = make_batch<B>("c", nsys, n, cs.c), d("d", nsys, n), x("x", nsys, n);
+      Kokkos::View<int*> info("info", nsys);
+      for (int ts : pcr_team_sizes())
+        for (bool inplace : {false, true}) {
+          const std::string what = describe("pcr", L::name(), type_name(T()), n, nsys, ts, inplace);
+          kband::SolveOptions opt;
+          opt.team_size = ts;
+          upload(d, cs.d);
+          const B& xo = inplace ? d : x;
+          if (!run_solver(what, xo, inplace, cs.d, info, kScratchLimit,
+                          [&] { kband::pcr(exec, a, b, c, d, xo, info, opt); }))
+            continue;
+          int pad = 0;
+          const std::vector<T> xh = download(xo, &pad);
+          check_against_reference(what, cs, xh, download_info(info), Tol<T>::dominant, "pcr");
+          EXPECT_EQ(pad, 0) << what << ": padding written";
+          EXPECT_EQ(count_differences(download(a), cs.a) + count_differences(download(b), cs.b) +
+                        count_differences(download(c), cs.c),
+                    0)
+              << what << ": a, b or c modified";
+          if (!inplace) {
+            EXPECT_EQ(count_differences(download(d), cs.d), 0) << what << ": d modified";
+          }
+        }
+    }
+}
+
+// One matrix factored once (PCRFactor), many right-hand sides.
+TYPED_TEST(PCRAccuracy, SharedFactor) {
+  using T = typename TypeParam::value_type;
+  using L = typename TypeParam::layout;
+  using B = typename L::template batch<T>;
+  Exec exec;
+  for (int n : pcr_n_list())
+    for (int nsys : pcr_nsys_list()) {
+      const Case<T>& cs = get_case<T>(Solver::Shared, Family::Dominant, n, nsys);
+      const auto a1 = make_vector("a1", cs.a), b1 = make_vector("b1", cs.b), c1 = make_vector("c1", cs.c);
+      kband::PCRFactor<T> factor(exec, a1, b1, c1);
+      exec.fence();
+      ASSERT_EQ(factor.info(), 0) << "n=" << n << ": factor of a regular matrix failed";
+      ASSERT_EQ(factor.n(), n);
+      const B d("d", nsys, n), x("x", nsys, n);
+      Kokkos::View<int*> info("info", nsys);
+      for (int ts : pcr_team_sizes())
+        for (bool inplace : {false, true}) {
+          const std::string what = describe("pcr(shared)", L::name(), type_name(T()), n, nsys, ts, inplace);
+          kband::SolveOptions opt;
+          opt.team_size = ts;
+          upload(d, cs.d);
+          const B& xo = inplace ? d : x;
+          if (!run_solver(what, xo, inplace, cs.d, info, kScratchLimit,
+                          [&] { kband::pcr(exec, factor, d, xo, info, opt); }))
+            continue;
+          int pad = 0;
+          const std::vector<T> xh = download(xo, &pad);
+          check_against_reference(what, cs, xh, download_info(info), Tol<T>::dominant, "pcr_shared");
+          EXPECT_EQ(pad, 0) << what << ": padding written";
+          if (!inplace) {
+            EXPECT_EQ(count_differences(download(d), cs.d), 0) << what << ": d modified";
+          }
+        }
+      // The factor's inputs are only read.
+      auto ha = Kokkos::create_mirror_view(b1);
+      Kokkos::deep_copy(ha, b1);
+      for (int j = 0; j < n; ++j) EXPECT_TRUE(same_bits(ha(j), cs.b[j])) << "n=" << n << ": b modified";
+    }
+}
+
+// A zero diagonal entry in one system: info(s) names a row in [1, n], x(s,:)
+// is NaN, and every other system of the batch is still solved correctly.
+TYPED_TEST(PCRAccuracy, ZeroPivot) {
+  using T = typename TypeParam::value_type;
+  using L = typename TypeParam::layout;
+  using B = typename L::template batch<T>;
+  Exec exec;
+  for (int n : {1, 2, 5, 33, 100})
+    for (int nsys : {7, 33}) {
+      const Case<T>& cs = get_case<T>(Solver::Thomas, Family::Dominant, n, nsys);
+      // system 2: b(2,0) = 0; the last system: b(s, n/2) = 0 (a middle row).
+      const int s1 = 2, s2 = nsys - 1;
+      std::vector<T> bz = cs.b;
+      bz[cs.idx(s1, 0)] = T(0);
+      bz[cs.idx(s2, n / 2)] = T(0);
+      const B a = make_batch<B>("a", nsys, n, cs.a), b = make_batch<B>("b", nsys, n, bz),
+              c = make_batch<B>("c", nsys, n, cs.c), d = make_batch<B>("d", nsys, n, cs.d), x("x", nsys, n);
+      Kokkos::View<int*> info("info", nsys);
+      const std::string what = describe("pcr zero pivot", L::name(), type_name(T()), n, nsys, 0, false);
+      if (!run_solver(what, x, false, cs.d, info, kScratchLimit, [&] { kband::pcr(exec, a, b, c, d, x, info); }))
+        continue;
+      const std::vector<T> xh = download(x);
+      const std::vector<int> ih = download_info(info);
+      for (int s : {s1, s2}) {
+        EXPECT_GE(ih[s], 1) << what << " s=" << s;
+        EXPECT_LE(ih[s], n) << what << " s=" << s;
+        EXPECT_TRUE(all_nan(xh.data() + cs.idx(s, 0), n)) << what << " s=" << s << ": x not NaN";
+      }
+      check_against_reference(what, cs, xh, ih, Tol<T>::dominant, "pcr", [&](int s) { return s == s1 || s == s2; });
+    }
+}
+
+// A zero pivot in the shared matrix: the factor reports it and every system
+// gets the same info and NaN.
+TYPED_TEST(PCRAccuracy, SharedFactorZeroPivot) {
+  using T = typename TypeParam::value_type;
+  using L = typename TypeParam::layout;
+  using B = typename L::template batch<T>;
+  Exec exec;
+  for (int n : {1, 4, 33}) {
+    const int nsys = 7;
+    const Case<T>& cs = get_case<T>(Solver::Shared, Family::Dominant, n, nsys);
+    std::vector<T> bz = cs.b;
+    bz[n - 1] = T(0);
+    const auto a1 = make_vector("a1", cs.a), b1 = make_vector("b1", bz), c1 = make_vector("c1", cs.c);
+    kband::PCRFactor<T> factor(exec, a1, b1, c1);
+    exec.fence();
+    const int finfo = factor.info();
+    EXPECT_GE(finfo, 1) << "n=" << n;
+    EXPECT_LE(finfo, n) << "n=" << n;
+    const B d = make_batch<B>("d", nsys, n, cs.d), x("x", nsys, n);
+    Kokkos::View<int*> info("info", nsys);
+    const std::string what = describe("pcr(shared) zero pivot", L::name(), type_name(T()), n, nsys, 0, false);
+    if (!run_solver(what, x, false, cs.d, info, kScratchLimit, [&] { kband::pcr(exec, factor, d, x, info); })) continue;
+    const std::vector<T> xh = download(x);
+    const std::vector<int> ih = download_info(info);
+    for (int s = 0; s < nsys; ++s) {
+      EXPECT_EQ(ih[s], finfo) << what << " s=" << s;
+      EXPECT_TRUE(all_nan(xh.data() + cs.idx(s, 0), n)) << what << " s=" << s;
+    }
+  }
+}
+
+TEST(PCRErrors, ArgumentsAreChecked) {
+  using B = kband::ContiguousBatch<double>;
+  Exec exec;
+  const int nsys = 3, n = 8;
+  const B a("a", nsys, n), b("b", nsys, n), c("c", nsys, n), d("d", nsys, n), x("x", nsys, n),
+      d_short("d", nsys, n - 1);
+  Kokkos::View<int*> info("info", nsys), info_long("info", nsys + 1);
+  EXPECT_THROW(kband::pcr(exec, a, b, c, d_short, x, info), kband::Error);
+  EXPECT_THROW(kband::pcr(exec, a, b, c, d, x, info_long), kband::Error);
+  EXPECT_THROW(kband::pcr(exec, a, b, c, d, a, info), kband::Error);  // x aliases a
+  Kokkos::View<double*> v8("v8", n), v7("v7", n - 1);
+  EXPECT_THROW((void)kband::PCRFactor<double>(exec, v7, v8, v8), kband::Error);
+  EXPECT_THROW((void)kband::PCRFactor<double>(exec, Kokkos::View<double*>("e", 0), Kokkos::View<double*>("e", 0),
+                                              Kokkos::View<double*>("e", 0)),
+               kband::Error);
+  kband::PCRFactor<double> f7(exec, v7, v7, v7);  // zeros: info > 0, but a valid object
+  exec.fence();
+  EXPECT_THROW(kband::pcr(exec, f7, d, x, info), kband::Error);  // n mismatch
+  EXPECT_THROW(kband::pcr(exec, kband::PCRFactor<double>(), d, x, info), kband::Error);
+  kband::PCRFactor<double> f8(exec, v8, v8, v8);
+  EXPECT_THROW(kband::pcr(exec, f8, d, x, info_long), kband::Error);
+  EXPECT_THROW(kband::pcr(exec, f8, d_short, x, info), kband::Error);
+  exec.fence();
+}
+
+// ---------------------------------------------------------------------------
+// kband::solve_tridiagonal
+// ---------------------------------------------------------------------------
+template <class C>
+class SolveTridiagonal : public ::testing::Test {};
+TYPED_TEST_SUITE(SolveTridiagonal, SolverConfigs, CfgNames);
+
+/// Solves cs (ordinary, per-system) through solve_tridiagonal with `alg` and
+/// checks the returned algorithm and the answer against xref.
+template <class T, class L>
+void solve_tridiagonal_case(const Case<T>& cs, kband::TridiagonalAlgorithm alg, double tol) {
+  using B = typename L::template batch<T>;
+  Exec exec;
+  const int n = cs.n, nsys = cs.nsys;
+  const B a = make_batch<B>("a", nsys, n, cs.a), b = make_batch<B>("b", nsys, n, cs.b),
+          c = make_batch<B>("c", nsys, n, cs.c), d = make_batch<B>("d", nsys, n, cs.d), x("x", nsys, n);
+  Kokkos::View<int*> info("info", nsys);
+  const kband::TridiagonalAlgorithm chosen = kband::choose_tridiagonal(exec, layout_of<L>::value, nsys, n, sizeof(T));
+  EXPECT_NE(chosen, kband::TridiagonalAlgorithm::Auto);
+  if (!device_backend()) {
+    EXPECT_EQ(chosen, kband::TridiagonalAlgorithm::Thomas) << "CPUs always use Thomas";
+  }
+  const kband::TridiagonalAlgorithm expected = alg == kband::TridiagonalAlgorithm::Auto ? chosen : alg;
+  std::ostringstream os;
+  os << "solve_tridiagonal(" << kband::algorithm_name(alg) << ") " << L::name() << " " << type_name(T()) << " n=" << n
+     << " nsys=" << nsys;
+  const std::string what = os.str();
+  kband::TridiagonalOptions opt;
+  opt.algorithm = alg;
+  kband::TridiagonalAlgorithm used = kband::TridiagonalAlgorithm::Auto;
+  // Only a forced PCR may be refused (scratch limit); Auto must pick a solver that works.
+  if (!run_solver(what, x, false, cs.d, info, alg == kband::TridiagonalAlgorithm::PCR ? kScratchLimit : nullptr,
+                  [&] { used = kband::solve_tridiagonal(exec, a, b, c, d, x, info, opt); }))
+    return;
+  EXPECT_EQ(used, expected) << what << ": used " << kband::algorithm_name(used) << ", choose_tridiagonal says "
+                            << kband::algorithm_name(chosen);
+  check_against_reference(what, cs, download(x), download_info(info), tol,
+                          std::string("solve_tridiagonal_") + kband::algorithm_name(used));
+}
+
+TYPED_TEST(SolveTridiagonal, AlgorithmChoiceAndForcing) {
+  using T = typename TypeParam::value_type;
+  using L = typename TypeParam::layout;
+  for (int n : {1, 5, 33, 100, 1000})
+    for (int nsys : {1, 33})
+      for (auto alg :
+           {kband::TridiagonalAlgorithm::Auto, kband::TridiagonalAlgorithm::Thomas, kband::TridiagonalAlgorithm::PCR})
+        solve_tridiagonal_case<T, L>(get_case<T>(Solver::Thomas, Family::Dominant, n, nsys), alg, Tol<T>::dominant);
+}
+
+// Long contiguous systems: on GPUs PCR's rows no longer fit on chip and
+// choose_tridiagonal switches to Thomas; whatever the choice, the answer must
+// be right. The reference is the O(n) long double pivoted LU (DenseLU would
+// need n^2 long doubles), checked against DenseLU in GTSVReference.
+template <class T>
+void long_contiguous_case() {
+  const int n = 5000, nsys = 3;
+  Case<T> cs;
+  cs.solver = Solver::Thomas;
+  cs.family = Family::Dominant;
+  cs.n = n;
+  cs.nsys = nsys;
+  Rng rng(mix_seed({sizeof(T), 5000, 3, 77}));
+  cs.a.resize(static_cast<size_t>(nsys) * n);
+  cs.b.resize(cs.a.size());
+  cs.c.resize(cs.a.size());
+  cs.d.resize(cs.a.size());
+  cs.xref.resize(cs.a.size());
+  for (int s = 0; s < nsys; ++s) {
+    const size_t o = cs.idx(s, 0);
+    generate_system(rng, Family::Dominant, n, false, cs.a.data() + o, cs.b.data() + o, cs.c.data() + o);
+    for (int j = 0; j < n; ++j) cs.d[o + j] = static_cast<T>(rng.uniform(-1, 1));
+    const TridiagLU lu(n, cs.a.data() + o, cs.b.data() + o, cs.c.data() + o);
+    ASSERT_TRUE(lu.ok());
+    const std::vector<real_ref> xr = lu.solve(cs.d.data() + o);
+    std::copy(xr.begin(), xr.end(), cs.xref.begin() + o);
+  }
+  for (auto alg :
+       {kband::TridiagonalAlgorithm::Auto, kband::TridiagonalAlgorithm::Thomas, kband::TridiagonalAlgorithm::PCR})
+    solve_tridiagonal_case<T, ContiguousTag>(cs, alg, Tol<T>::dominant);
+}
+TEST(SolveTridiagonalLong, Contiguous5000_double) { long_contiguous_case<double>(); }
+TEST(SolveTridiagonalLong, Contiguous5000_float) { long_contiguous_case<float>(); }
+
+}  // namespace
+}  // namespace kband_test
