@@ -80,11 +80,12 @@ ThomasGeometry thomas_geometry(const char* fn, int nsys, int n, int lanes, int n
   Variant v = opt.variant;
   if (v == Variant::Auto) {
     // On GPUs Scratch pays while a team of 32 keeps its rows on chip with room
-    // for several teams per multiprocessor; on the contiguous layout it pays
-    // whenever the rows fit on chip at all, as the Global variant's workspace
-    // accesses are strided there (H200: 8-10x vs 22-25x the copy time). CPU
-    // caches hold the rows anyway.
-    const bool fits = per_thread * 32 <= (contiguous ? max_scratch : 48 * 1024);
+    // for several teams per multiprocessor. On the contiguous layout it pays
+    // at any size, even from level-1 scratch, whose slots are interleaved per
+    // team while the Global variant's rows are strided across threads (H200,
+    // n >= 128: 8-10x vs 22-25x the copy time). CPU caches hold the rows anyway.
+    const bool fits = per_thread * 32 <= (contiguous ? static_cast<size_t>(Kokkos::TeamPolicy<Exec>::scratch_size_max(1))
+                                                     : 48 * 1024);
     v = (device && fits) ? Variant::Scratch : Variant::Global;
   }
   if (v == Variant::Scratch) {
