@@ -83,16 +83,7 @@ class PCRFactor {
   template <class Exec, class VA, class VB, class VC>
   PCRFactor(const Exec& exec, const VA& a, const VB& b, const VC& c) {
     impl::ProfilingRegion region("kband::PCRFactor");
-    static_assert(VA::rank == 1 && VB::rank == 1 && VC::rank == 1,
-                  "kband::PCRFactor: a, b, c must be rank-1 Views");
-    impl::require_accessible<VA, Exec>("a");
-    impl::require_accessible<VB, Exec>("b");
-    impl::require_accessible<VC, Exec>("c");
-    const int n = static_cast<int>(b.extent(0));
-    impl::require(n >= 1, impl::concat("kband::PCRFactor: n=", n, ", the minimum is 1"));
-    impl::require(static_cast<int>(a.extent(0)) == n && static_cast<int>(c.extent(0)) == n,
-                  impl::concat("kband::PCRFactor: a, b, c must have one length; got ", a.extent(0), ", ",
-                               b.extent(0), ", ", c.extent(0)));
+    const int n = impl::check_factor_args<Exec>("kband::PCRFactor", a, b, c, 1);
     f_.n = n;
     f_.steps = impl::ceil_log2(n);
     using V2 = Kokkos::View<T**, Kokkos::LayoutRight, MemSpace>;

@@ -15,7 +15,10 @@
 // not finite, in which case x(s,:) is set to NaN. No call fences.
 //
 // Thomas does not pivot: it is stable for diagonally dominant and symmetric
-// positive definite systems.
+// positive definite systems. periodic_thomas (and the periodic factor) use the
+// Sherman-Morrison correction with gamma = -b(s,0), as suits the diagonally
+// dominant cyclic systems of compact schemes: b(s,0) = 0 gives info = 1 even
+// when the cyclic matrix is nonsingular.
 #pragma once
 
 #include "impl/kband_Thomas_impl.hpp"
@@ -132,6 +135,20 @@ void check_info(const char* fn, const InfoView& info, int nsys) {
                  ", expected nsys=", nsys));
 }
 
+/// Checks of a shared-coefficient factor's a, b, c; returns n.
+template <class Exec, class VA, class VB, class VC>
+int check_factor_args(const char* fn, const VA& a, const VB& b, const VC& c, int min_n) {
+  static_assert(VA::rank == 1 && VB::rank == 1 && VC::rank == 1, "kband: factor coefficients must be rank-1 Views");
+  require_accessible<VA, Exec>("a");
+  require_accessible<VB, Exec>("b");
+  require_accessible<VC, Exec>("c");
+  const int n = static_cast<int>(b.extent(0));
+  require(n >= min_n, concat(fn, ": n=", n, ", the minimum is ", min_n));
+  require(static_cast<int>(a.extent(0)) == n && static_cast<int>(c.extent(0)) == n,
+          concat(fn, ": a, b, c must have one length; got ", a.extent(0), ", ", b.extent(0), ", ", c.extent(0)));
+  return n;
+}
+
 /// Argument checks shared by the per-system tridiagonal solvers.
 template <class Exec, class BA, class BB, class BC, class BD, class BX, class Info>
 void check_tridiagonal_args(const char* fn, const BA& a, const BB& b, const BC& c, const BD& d, const BX& x,
@@ -142,6 +159,11 @@ void check_tridiagonal_args(const char* fn, const BA& a, const BB& b, const BC& 
   static_assert(std::is_same<T, float>::value || std::is_same<T, double>::value,
                 "kband: float and double are supported");
   require_accessible<Kokkos::View<T*, typename tx::memory_space>, Exec>("x");
+  require_accessible<Kokkos::View<T*, typename batch_traits<BA>::memory_space>, Exec>("a");
+  require_accessible<Kokkos::View<T*, typename batch_traits<BB>::memory_space>, Exec>("b");
+  require_accessible<Kokkos::View<T*, typename batch_traits<BC>::memory_space>, Exec>("c");
+  require_accessible<Kokkos::View<T*, typename batch_traits<BD>::memory_space>, Exec>("d");
+  require_accessible<Info, Exec>("info");
   check_same_layout<BX, BA>(fn, "a");
   check_same_layout<BX, BB>(fn, "b");
   check_same_layout<BX, BC>(fn, "c");
@@ -227,18 +249,8 @@ class TridiagonalFactor {
   TridiagonalFactor(const Exec& exec, const VA& a, const VB& b, const VC& c,
                     Boundary bc = Boundary::NonPeriodic) {
     impl::ProfilingRegion region("kband::TridiagonalFactor");
-    static_assert(VA::rank == 1 && VB::rank == 1 && VC::rank == 1,
-                  "kband::TridiagonalFactor: a, b, c must be rank-1 Views");
-    impl::require_accessible<VA, Exec>("a");
-    impl::require_accessible<VB, Exec>("b");
-    impl::require_accessible<VC, Exec>("c");
-    const int n = static_cast<int>(b.extent(0));
     const bool periodic = bc == Boundary::Periodic;
-    impl::require(n >= (periodic ? 3 : 1),
-                  impl::concat("kband::TridiagonalFactor: n=", n, ", the minimum is ", periodic ? 3 : 1));
-    impl::require(static_cast<int>(a.extent(0)) == n && static_cast<int>(c.extent(0)) == n,
-                  impl::concat("kband::TridiagonalFactor: a, b, c must have one length; got ",
-                               a.extent(0), ", ", b.extent(0), ", ", c.extent(0)));
+    const int n = impl::check_factor_args<Exec>("kband::TridiagonalFactor", a, b, c, periodic ? 3 : 1);
     auto alloc = [&](const char* l, int len) {
       return Kokkos::View<T*, MemSpace>(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, std::string(l)), len);
     };
