@@ -56,6 +56,7 @@ struct thomas_lanes {
 /// Rows whose loads are issued together before the recurrence uses them, so
 /// that a GPU thread keeps enough bytes in flight: 16 rows when one array is
 /// streamed (shared coefficients), 8 when four are (per-system coefficients).
+/// (H200: 32 and 16 were slower, the extra registers cost residency.)
 #ifndef KBAND_UNROLL_ONE_STREAM
 #define KBAND_UNROLL_ONE_STREAM 16
 #endif
@@ -116,12 +117,7 @@ ThomasGeometry thomas_geometry(const char* fn, int nsys, int n, int lanes, int n
 template <class Exec, class Functor>
 void launch_thomas(const char* label, const Exec& exec, const ThomasGeometry& g, const Functor& f) {
   if (g.nsys == 0) return;
-#if defined(KBAND_THOMAS_MIN_BLOCKS) && KBAND_THOMAS_MIN_BLOCKS > 0
-  // tuning experiment: cap registers so that this many 128-thread teams fit
-  Kokkos::TeamPolicy<Exec, Kokkos::LaunchBounds<128, KBAND_THOMAS_MIN_BLOCKS>> policy(exec, g.league, g.team_size);
-#else
   Kokkos::TeamPolicy<Exec> policy(exec, g.league, g.team_size);
-#endif
   if (g.scratch) policy.set_scratch_size(g.scratch_level, Kokkos::PerTeam(g.scratch_bytes));
   Kokkos::parallel_for(label, policy, f);
 }
