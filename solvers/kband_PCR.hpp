@@ -99,11 +99,7 @@ class PCRFactor {
 
   int n() const { return f_.n; }
   /// 0, or the 1-based row whose reduced diagonal failed. Fences.
-  int info() const {
-    int v = 0;
-    Kokkos::deep_copy(v, f_.info);
-    return v;
-  }
+  int info() const { return impl::read_scalar(f_.info); }
   const impl::PCRFactorData<T, MemSpace>& data() const { return f_; }
 
  private:

@@ -131,6 +131,14 @@ void check_info(const char* fn, const InfoView& info, int nsys) {
                  ", expected nsys=", nsys));
 }
 
+/// A device scalar's value on the host (fences): the factors' info().
+template <class V>
+int read_scalar(const V& v) {
+  int h = 0;
+  Kokkos::deep_copy(h, v);
+  return h;
+}
+
 /// Checks of a shared-coefficient factor's a, b, c; returns n.
 template <class Exec, class VA, class VB, class VC>
 int check_factor_args(const char* fn, const VA& a, const VB& b, const VC& c, int min_n) {
@@ -266,11 +274,7 @@ class TridiagonalFactor {
   int n() const { return f_.n; }
   bool periodic() const { return f_.periodic; }
   /// 0, or the 1-based row whose pivot failed. Copies to the host (fences).
-  int info() const {
-    int v = 0;
-    Kokkos::deep_copy(v, f_.info);
-    return v;
-  }
+  int info() const { return impl::read_scalar(f_.info); }
   const impl::FactorData<T, MemSpace>& data() const { return f_; }
 
  private:

@@ -35,6 +35,25 @@ KOKKOS_INLINE_FUNCTION T* align_ptr(char* p) {
   return reinterpret_cast<T*>((reinterpret_cast<uintptr_t>(p) + a - 1) / a * a);
 }
 
+/// Where a thread of a PCR team works: system q of the team (seed: Qt),
+/// thread r within it (seed: tidx), global system s, and the system's slot of
+/// team scratch (`bytes` per system).
+template <class T, class Member>
+struct PCRThread {
+  int q, r, s;
+  bool live;  // owns rows of a real system (every thread still joins the barriers)
+  T* buf;
+  KOKKOS_INLINE_FUNCTION PCRThread(const Member& m, const PCRGeometry& g, size_t bytes) {
+    q = m.team_rank() / g.ns;
+    r = m.team_rank() % g.ns;
+    const bool active = q < g.per_team;
+    s = m.league_rank() * g.per_team + q;
+    live = active && s < g.nsys;
+    char* base = static_cast<char*>(m.team_scratch(g.scratch_level).get_shmem(g.scratch_bytes));
+    buf = align_ptr<T>(base + (active ? q : 0) * bytes);
+  }
+};
+
 /// Per-system coefficients.
 template <class Exec, class BA, class BB, class BC, class BD, class BX, class Info>
 struct PCRPerSystem {
@@ -55,13 +74,10 @@ struct PCRPerSystem {
 
   KOKKOS_FUNCTION void operator()(const member_type& m) const {
     const int n = g.n, ns = g.ns;
-    const int q = m.team_rank() / ns;      // system within the team (seed: Qt)
-    const int r = m.team_rank() % ns;      // thread within the system (seed: tidx)
-    const bool active_thread = q < g.per_team;
-    const int s = m.league_rank() * g.per_team + q;
-    const bool live = active_thread && s < g.nsys;
-    char* base = static_cast<char*>(m.team_scratch(g.scratch_level).get_shmem(g.scratch_bytes));
-    T* buf = align_ptr<T>(base + (active_thread ? q : 0) * bytes_per_system(n));
+    const PCRThread<T, member_type> th(m, g, bytes_per_system(n));
+    const int r = th.r, s = th.s;
+    const bool live = th.live;
+    T* buf = th.buf;
     T* A[2] = {buf, buf + 4 * n};
     int* badp = reinterpret_cast<int*>(buf + 8 * n);
     if (live) {
@@ -198,14 +214,11 @@ struct PCRShared {
 
   KOKKOS_FUNCTION void operator()(const member_type& m) const {
     const int n = g.n, ns = g.ns;
-    const int q = m.team_rank() / ns, r = m.team_rank() % ns;
-    const bool active_thread = q < g.per_team;
-    const int s = m.league_rank() * g.per_team + q;
-    const bool live = active_thread && s < g.nsys;
+    const PCRThread<T, member_type> th(m, g, bytes_per_system(n));
+    const int r = th.r, s = th.s;
+    const bool live = th.live;
     const int finfo = f.info();
-    char* base = static_cast<char*>(m.team_scratch(g.scratch_level).get_shmem(g.scratch_bytes));
-    T* buf = align_ptr<T>(base + (active_thread ? q : 0) * bytes_per_system(n));
-    T* D[2] = {buf, buf + n};
+    T* D[2] = {th.buf, th.buf + n};
     if (live)
       for (int i = r; i < n; i += ns) D[0][i] = d(s, i);
     m.team_barrier();
