@@ -8,6 +8,8 @@
 #include "bench_peers.hpp"
 #include "bench_problem.hpp"
 #include "bench_report.hpp"
+#include "bench_stream.hpp"
+#include "bench_suites.hpp"
 
 #if defined(KOKKOS_ENABLE_CUDA)
 #include <cuda_runtime.h>
@@ -26,7 +28,6 @@ namespace kband_bench {
 // ---------------------------------------------------------------------------
 // Options
 // ---------------------------------------------------------------------------
-constexpr bool kDevice = kband::impl::is_device_exec<Exec>::value;
 
 const char* const kAllAlgos[] = {"thomas", "shared",      "periodic", "periodic-shared", "naive",
                                  "cusparse", "kk",         "pcr",      "pcr-shared",      "gtsv",
@@ -73,6 +74,7 @@ struct Options {
 void print_help(const char* argv0) {
   std::printf(
       "Usage: %s [options] [--kokkos-... Kokkos options]\n"
+      "       %s SUITE [suite options]   (SUITE: penta, distd2, cg; SUITE --help)\n"
       "\n"
       "Times kband's batched Thomas solvers (per-system and shared coefficients,\n"
       "periodic and not, three layouts, Global/Scratch/Auto variants) on a fixed\n"
@@ -137,7 +139,7 @@ void print_help(const char* argv0) {
       "timing; points = nmat*d^2, elements per point 1 + 2/d; checked by the\n"
       "normwise backward error |Ax-b|/(|A||x|+|b|) of every matrix (1000 eps).\n"
       "Exit status: 0 all rows verified, 1 a verification failed, 2 an error.\n",
-      argv0, Options().points, Options().reps, Options().dense_elems);
+      argv0, argv0, Options().points, Options().reps, Options().dense_elems);
 }
 
 long long parse_count(const std::string& s) {
@@ -251,72 +253,9 @@ bool parse_args(int argc, char** argv, Options& o) {
   return true;
 }
 
-std::string device_name() {
-#if defined(KOKKOS_ENABLE_CUDA)
-  int dev = 0;
-  cudaDeviceProp prop;
-  if (cudaGetDevice(&dev) == cudaSuccess && cudaGetDeviceProperties(&prop, dev) == cudaSuccess)
-    return kband::impl::concat(prop.name, " (cc ", prop.major, ".", prop.minor, ", ",
-                               prop.totalGlobalMem >> 20, " MiB)");
-  return "CUDA device (unknown)";
-#else
-  std::ifstream f("/proc/cpuinfo");
-  std::string line;
-  while (std::getline(f, line))
-    if (line.compare(0, 10, "model name") == 0) {
-      const auto p = line.find(':');
-      if (p != std::string::npos) return line.substr(p + 2);
-    }
-  return "host CPU (unknown)";
-#endif
-}
-
 // ---------------------------------------------------------------------------
 // Kernels owned by the benchmark
 // ---------------------------------------------------------------------------
-/// STREAM copy y = x. Thread i moves the U elements i, i+m, ..., i+(U-1)m
-/// (m = N/U; coalesced across threads), loads first: with one element per
-/// thread a GPU cannot keep enough bytes in flight (on an H200 a float copy
-/// then ran at half the double copy's bandwidth). U = 1 on hosts.
-template <class T, int U>
-struct CopyK {
-  Kokkos::View<const T*, Mem> x;
-  Kokkos::View<T*, Mem> y;
-  std::int64_t m, N;
-  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t i) const {
-    if constexpr (U == 1) {  // the plain loop, which host compilers vectorise
-      y(i) = x(i);
-      return;
-    }
-    if (i < m) {
-      T v[U];
-      for (int k = 0; k < U; ++k) v[k] = x(i + k * m);
-      for (int k = 0; k < U; ++k) y(i + k * m) = v[k];
-    }
-    const std::int64_t t = m * U + i;
-    if (t < N) y(t) = x(t);
-  }
-};
-/// STREAM scale in place, x = s*x, same access pattern as CopyK.
-template <class T, int U>
-struct ScaleK {
-  Kokkos::View<T*, Mem> x;
-  T s;
-  std::int64_t m, N;
-  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t i) const {
-    if constexpr (U == 1) {
-      x(i) = s * x(i);
-      return;
-    }
-    if (i < m) {
-      T v[U];
-      for (int k = 0; k < U; ++k) v[k] = x(i + k * m);
-      for (int k = 0; k < U; ++k) x(i + k * m) = s * v[k];
-    }
-    const std::int64_t t = m * U + i;
-    if (t < N) x(t) = s * x(t);
-  }
-};
 template <class T>
 struct FillField {
   Kokkos::View<T***, Kokkos::LayoutLeft, Mem> f;
@@ -417,7 +356,7 @@ class Bench {
 
   static constexpr int kBytes = sizeof(T);
   /// Elements per thread of the STREAM kernels: 32 bytes' worth on GPUs.
-  static constexpr int kStreamUnroll = kDevice ? static_cast<int>(32 / sizeof(T)) : 1;
+  static constexpr int kStreamUnroll = stream_unroll<T>();
 
   void print_header() {
     std::printf("kband-bench  (kband %d.%d.%d, Kokkos %d)\n", KBAND_VERSION_MAJOR, KBAND_VERSION_MINOR,
@@ -1296,6 +1235,26 @@ class Bench {
 
 int main(int argc, char** argv) {
   using namespace kband_bench;
+  // `kband-bench SUITE [options]`: another suite than the tridiagonal one.
+  if (argc > 1) {
+    for (const Suite& s : suites()) {
+      if (std::strcmp(argv[1], s.name) != 0) continue;
+      std::vector<char*> kargs{argv[0]};
+      for (int i = 2; i < argc; ++i)
+        if (std::strncmp(argv[i], "--kokkos-", 9) == 0) kargs.push_back(argv[i]);
+      int kargc = static_cast<int>(kargs.size());
+      Kokkos::initialize(kargc, kargs.data());
+      int rc = 0;
+      try {
+        rc = s.main(argc - 1, argv + 1);
+      } catch (const std::exception& e) {
+        std::fprintf(stderr, "kband-bench %s: error: %s\n", s.name, e.what());
+        rc = 2;
+      }
+      Kokkos::finalize();
+      return rc;
+    }
+  }
   Options opt;
   try {
     if (!parse_args(argc, argv, opt)) {

@@ -1,0 +1,4 @@
+// (to be written)
+#pragma once
+
+#include "kband_Core.hpp"
