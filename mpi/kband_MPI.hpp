@@ -1,31 +1,16 @@
-// kband::mpi -- the thin MPI layer. kband never calls MPI_Init; every call
-// takes the communicator to use. The distributed DistD2 solver builds on this.
+// kband::mpi -- the thin MPI layer (include this one header; needs the
+// kband::mpi CMake target). kband never calls MPI_Init; every object takes the
+// communicator to use (MPI_COMM_WORLD or any other).
+//
+//   kband_MPI_Core.hpp   check, all_ok, require_all / collective (collective
+//                        kband::Error), CommConfig (GPU-aware MPI or staging)
+//   kband_MPI_Grid.hpp   CartGrid (1D/2D/3D, periodic per direction), Decomposition
+//   kband_MPI_Field.hpp  DistField (a block of a global 3D field), SZ-line conversion
+//   kband_MPI_Halo.hpp   HaloExchange (depth 1..4), BoundaryExchange (2x2 systems)
+//   kband_MPI_DistD2.hpp the distributed compact derivative on DistD2
 #pragma once
 
-#include <mpi.h>
-
-#include "kband_Core.hpp"
-
-namespace kband {
-namespace mpi {
-
-/// Throws kband::Error on a failed MPI call, naming the call.
-inline void check(int rc, const char* what) {
-  if (rc != MPI_SUCCESS) {
-    char msg[MPI_MAX_ERROR_STRING];
-    int len = 0;
-    MPI_Error_string(rc, msg, &len);
-    throw Error(impl::concat(what, " failed: ", std::string(msg, len)));
-  }
-}
-
-/// True when every rank of `comm` passes `ok`; a collective agreement used so
-/// that an argument error seen by one rank makes every rank throw.
-inline bool all_ok(bool ok, MPI_Comm comm) {
-  int local = ok ? 1 : 0, global = 0;
-  check(MPI_Allreduce(&local, &global, 1, MPI_INT, MPI_MIN, comm), "MPI_Allreduce");
-  return global == 1;
-}
-
-}  // namespace mpi
-}  // namespace kband
+#include "kband_MPI_Core.hpp"
+#include "kband_MPI_Grid.hpp"
+#include "kband_MPI_Field.hpp"
+#include "kband_MPI_Halo.hpp"

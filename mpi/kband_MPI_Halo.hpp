@@ -1,0 +1,272 @@
+// kband::mpi neighbour exchanges along one direction of a CartGrid:
+//
+//  * HaloExchange: the `depth` (1..4) rows next to each end of every line of
+//    an SZ-grouped batch go to the previous / next rank along the direction;
+//    this rank receives its neighbours' rows into two halo batches
+//      lo(s, r) = global row (offset - depth + r),  hi(s, r) = row (offset + n + r)
+//    (periodic wrap between the first and last ranks when the direction is
+//    periodic; past a non-periodic end the halo batch is left untouched).
+//  * BoundaryExchange: two flat buffers of one size, one to each neighbour
+//    (the boundary rows of DistD2's 2x2 systems).
+//
+// Both are non-blocking: start() packs on the device (a kernel on `exec`),
+// waits for it (exec.fence(): MPI must see the packed data) and posts
+// MPI_Irecv / MPI_Isend; finish() waits and unpacks on the device without a
+// fence. Work enqueued between the two overlaps the communication. Buffers go
+// to MPI directly or through host mirrors (CommConfig, direct_path).
+#pragma once
+
+#include "kband_MPI_Grid.hpp"
+
+namespace kband {
+namespace mpi {
+namespace impl {
+
+enum ExchangeKind { kHaloTag = 0, kBoundaryTag = 1 };
+
+/// Checks on grid.comm() that `value` is the same on every rank of this
+/// rank's line along `dir`; every rank of the grid throws the same Error if not.
+inline void require_line_uniform(const CartGrid& grid, Direction dir, const char* fn, const char* what,
+                                 long long value) {
+  long long v[2] = {value, -value}, r[2] = {0, 0};
+  check(MPI_Allreduce(v, r, 2, MPI_LONG_LONG, MPI_MIN, grid.line_comm(dir)), "MPI_Allreduce");
+  require_all(grid.comm(), r[0] == -r[1],
+              kband::impl::concat(fn, ": ", what, " differs between the ranks of one line along direction ",
+                     static_cast<int>(dir), " (from ", r[0], " to ", -r[1], ")"));
+}
+
+/// Two messages of `m` elements each way: send[0, m) -> prev, send[m, 2m) ->
+/// next; recv[0, m) <- prev, recv[m, 2m) <- next.
+template <class T, class Mem>
+class NeighbourExchange {
+ public:
+  using buffer_type = Kokkos::View<T*, Mem>;
+  using host_buffer_type = Kokkos::View<T*, Kokkos::HostSpace>;
+
+  NeighbourExchange() = default;
+  NeighbourExchange(const CartGrid& grid, Direction dir, long long m, int kind, const CommConfig& cfg)
+      : comm_(grid.comm()),
+        prev_(grid.prev(dir)),
+        next_(grid.next(dir)),
+        m_(m),
+        tag_(cfg.tag_base + 6 * kind + 2 * static_cast<int>(dir)),
+        direct_(direct_path<Mem>(cfg)) {
+    kband::impl::require(m <= INT_MAX, kband::impl::concat("kband::mpi: a message of ", m, " elements exceeds INT_MAX"));
+    send_ = buffer_type(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kband::mpi::send"), 2 * m);
+    recv_ = buffer_type(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kband::mpi::recv"), 2 * m);
+    if (!direct_) {  // separate host buffers even when Mem is host memory
+      send_h_ = host_buffer_type(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kband::mpi::send_h"), 2 * m);
+      recv_h_ = host_buffer_type(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kband::mpi::recv_h"), 2 * m);
+    }
+  }
+
+  const buffer_type& send() const { return send_; }
+  const buffer_type& recv() const { return recv_; }
+  long long m() const { return m_; }
+  bool has_prev() const { return prev_ != MPI_PROC_NULL; }
+  bool has_next() const { return next_ != MPI_PROC_NULL; }
+  bool direct() const { return direct_; }
+
+  /// Posts the receives, stages the send buffer (filled by work already
+  /// enqueued on exec), fences exec and posts the sends.
+  template <class Exec>
+  void post(const Exec& exec) {
+    kband::impl::require(!active_, "kband::mpi: exchange started twice without finish()");
+    T* rb = direct_ ? recv_.data() : recv_h_.data();
+    T* sb = direct_ ? send_.data() : send_h_.data();
+    const int m = static_cast<int>(m_);
+    const MPI_Datatype t = datatype<T>();
+    check(MPI_Irecv(rb, m, t, prev_, tag_ + 0, comm_, &req_[0]), "MPI_Irecv");
+    check(MPI_Irecv(rb + m_, m, t, next_, tag_ + 1, comm_, &req_[1]), "MPI_Irecv");
+    if (!direct_) Kokkos::deep_copy(exec, send_h_, send_);
+    exec.fence();
+    check(MPI_Isend(sb, m, t, prev_, tag_ + 1, comm_, &req_[2]), "MPI_Isend");
+    check(MPI_Isend(sb + m_, m, t, next_, tag_ + 0, comm_, &req_[3]), "MPI_Isend");
+    active_ = true;
+  }
+
+  /// Waits for the four messages; recv() holds the data once `exec` reaches
+  /// the point of this call (the staged copy is enqueued on exec).
+  template <class Exec>
+  void wait(const Exec& exec) {
+    if (!active_) return;
+    check(MPI_Waitall(4, req_, MPI_STATUSES_IGNORE), "MPI_Waitall");
+    active_ = false;
+    if (direct_) return;
+    for (int side = 0; side < 2; ++side)  // a side without a neighbour stays untouched
+      if (side == 0 ? has_prev() : has_next()) {
+        const auto range = Kokkos::make_pair(side * m_, (side + 1) * m_);
+        Kokkos::deep_copy(exec, Kokkos::subview(recv_, range), Kokkos::subview(recv_h_, range));
+      }
+  }
+
+ private:
+  MPI_Comm comm_ = MPI_COMM_NULL;
+  int prev_ = MPI_PROC_NULL, next_ = MPI_PROC_NULL;
+  long long m_ = 0;
+  int tag_ = 0;
+  bool direct_ = true, active_ = false;
+  buffer_type send_, recv_;
+  host_buffer_type send_h_, recv_h_;
+  MPI_Request req_[4] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL, MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+};
+
+/// Pack (Unpack = false) the first / last `depth` rows of every line into the
+/// send buffer, or unpack (Unpack = true) the receive buffer into lo / hi.
+/// Flat index k = side * m + (g * depth + r) * SZ + l; padding slots skipped.
+template <class T, int SZ, class Mem, bool Unpack>
+struct HaloCopy {
+  GroupedBatch<T, SZ, Mem> u, lo, hi;
+  Kokkos::View<T*, Mem> buf;
+  int depth, nsys;
+  long long m;
+  bool do_lo, do_hi;
+  KOKKOS_INLINE_FUNCTION void operator()(const long long k) const {
+    const int side = k >= m ? 1 : 0;
+    const long long kk = k - side * m;
+    const int l = static_cast<int>(kk % SZ);
+    const int r = static_cast<int>((kk / SZ) % depth);
+    const int g = static_cast<int>(kk / (static_cast<long long>(SZ) * depth));
+    if (g * SZ + l >= nsys) return;
+    if (!Unpack) {
+      buf(k) = u.view()(g, side == 0 ? r : u.n() - depth + r, l);
+    } else if (side == 0) {
+      if (do_lo) lo.view()(g, r, l) = buf(k);
+    } else if (do_hi) {
+      hi.view()(g, r, l) = buf(k);
+    }
+  }
+};
+
+}  // namespace impl
+
+/// Halo exchange of depth 1..4 along `dir` for SZ-grouped line batches of
+/// `nsys` systems and `n` local rows (the `dir`-lines of a DistField block).
+/// Construction is collective on grid.comm() and checks that depth is the same
+/// everywhere, 1 <= depth <= 4 <= ... and depth <= n on every rank, and that
+/// ranks of one line have the same nsys; every rank throws the same
+/// kband::Error otherwise. One exchange may be in flight per object.
+template <class T, int SZ = default_sz<>::value, class Mem = Kokkos::DefaultExecutionSpace::memory_space>
+class HaloExchange {
+ public:
+  using batch_type = GroupedBatch<T, SZ, Mem>;
+
+  HaloExchange() = default;
+  HaloExchange(const CartGrid& grid, Direction dir, int depth, int nsys, int n, const CommConfig& cfg = {})
+      : grid_(grid), dir_(dir), depth_(depth), nsys_(nsys), n_(n) {
+    kband::impl::ProfilingRegion region("kband::mpi::HaloExchange");
+    const char* fn = "kband::mpi::HaloExchange";
+    require_same(grid.comm(), fn, "depth", depth);
+    require_all(grid.comm(), depth >= 1 && depth <= 4 && n >= depth && nsys >= 0,
+                kband::impl::concat(fn, ": depth ", depth, " must be in 1..4 and at most the local line length n = ", n,
+                             " (nsys = ", nsys, ")"));
+    impl::require_line_uniform(grid, dir, fn, "nsys (lines per rank)", nsys);
+    const long long m = static_cast<long long>(batch_type::groups_for(nsys)) * depth * SZ;
+    x_ = impl::NeighbourExchange<T, Mem>(grid, dir, m, impl::kHaloTag, cfg);
+  }
+
+  int depth() const { return depth_; }
+  Direction direction() const { return dir_; }
+  /// True when the buffers go to MPI directly (GPU-aware or host memory).
+  bool direct() const { return x_.direct(); }
+  /// Allocates a halo batch (nsys, depth) for lo or hi.
+  batch_type make_halo(const std::string& label) const { return batch_type(label, nsys_, depth_); }
+
+  /// Packs the end rows of `u` (extents (nsys, n)) and posts the messages.
+  /// Fences exec once (after packing). Local argument check (throws before
+  /// posting anything).
+  template <class Exec>
+  void start(const Exec& exec, const batch_type& u) {
+    kband::impl::ProfilingRegion region("kband::mpi::HaloExchange::start");
+    kband::impl::check_batch("kband::mpi::HaloExchange::start", "u", u, nsys_, n_);
+    launch<false>(exec, u, u, u);
+    x_.post(exec);
+  }
+
+  /// Waits for the messages and unpacks them into lo and hi (extents
+  /// (nsys, depth)) on exec; no fence. A side without a neighbour (end of a
+  /// non-periodic direction) is left untouched.
+  template <class Exec>
+  void finish(const Exec& exec, const batch_type& lo, const batch_type& hi) {
+    kband::impl::ProfilingRegion region("kband::mpi::HaloExchange::finish");
+    kband::impl::check_batch("kband::mpi::HaloExchange::finish", "lo", lo, nsys_, depth_);
+    kband::impl::check_batch("kband::mpi::HaloExchange::finish", "hi", hi, nsys_, depth_);
+    x_.wait(exec);
+    launch<true>(exec, lo, lo, hi);
+  }
+
+  /// start() then finish().
+  template <class Exec>
+  void exchange(const Exec& exec, const batch_type& u, const batch_type& lo, const batch_type& hi) {
+    start(exec, u);
+    finish(exec, lo, hi);
+  }
+
+ private:
+  template <bool Unpack, class Exec>
+  void launch(const Exec& exec, const batch_type& u, const batch_type& lo, const batch_type& hi) {
+    if (x_.m() == 0) return;
+    impl::HaloCopy<T, SZ, Mem, Unpack> f{u,        lo,      hi,           Unpack ? x_.recv() : x_.send(),
+                                         depth_,   nsys_,   x_.m(),       x_.has_prev(),
+                                         x_.has_next()};
+    Kokkos::parallel_for(Unpack ? "kband::mpi::halo_unpack" : "kband::mpi::halo_pack",
+                         Kokkos::RangePolicy<Exec, Kokkos::IndexType<long long>>(exec, 0, 2 * x_.m()), f);
+  }
+
+  CartGrid grid_;
+  Direction dir_ = Direction::X;
+  int depth_ = 0, nsys_ = 0, n_ = 0;
+  impl::NeighbourExchange<T, Mem> x_;
+};
+
+/// Exchange of two flat buffers of `count` elements with the previous and next
+/// rank along `dir` (periodic pair between the last and first ranks when the
+/// direction is periodic): DistD2's boundary rows. Construction is collective
+/// (count must be the same along each line).
+template <class T, class Mem = Kokkos::DefaultExecutionSpace::memory_space>
+class BoundaryExchange {
+ public:
+  using view_type = Kokkos::View<T*, Mem>;
+
+  BoundaryExchange() = default;
+  BoundaryExchange(const CartGrid& grid, Direction dir, long long count, const CommConfig& cfg = {}) {
+    kband::impl::ProfilingRegion region("kband::mpi::BoundaryExchange");
+    impl::require_line_uniform(grid, dir, "kband::mpi::BoundaryExchange", "count", count);
+    x_ = impl::NeighbourExchange<T, Mem>(grid, dir, count, impl::kBoundaryTag, cfg);
+  }
+
+  bool direct() const { return x_.direct(); }
+  bool has_prev() const { return x_.has_prev(); }
+  bool has_next() const { return x_.has_next(); }
+  long long count() const { return x_.m(); }
+
+  /// The send buffers (count elements each): write them on exec, then start().
+  view_type to_prev() const { return sub(x_.send(), 0); }
+  view_type to_next() const { return sub(x_.send(), 1); }
+  /// The receive buffers, valid on exec after finish(); untouched without a neighbour.
+  view_type from_prev() const { return sub(x_.recv(), 0); }
+  view_type from_next() const { return sub(x_.recv(), 1); }
+
+  /// Posts the messages (fences exec once: the send buffers must be written).
+  template <class Exec>
+  void start(const Exec& exec) {
+    kband::impl::ProfilingRegion region("kband::mpi::BoundaryExchange::start");
+    x_.post(exec);
+  }
+  /// Waits; the receive buffers are ready on exec (no fence).
+  template <class Exec>
+  void finish(const Exec& exec) {
+    kband::impl::ProfilingRegion region("kband::mpi::BoundaryExchange::finish");
+    x_.wait(exec);
+  }
+
+ private:
+  static view_type sub(const view_type& v, int side) {
+    const long long m = static_cast<long long>(v.extent(0)) / 2;
+    return Kokkos::subview(v, Kokkos::make_pair(side * m, (side + 1) * m));
+  }
+  impl::NeighbourExchange<T, Mem> x_;
+};
+
+}  // namespace mpi
+}  // namespace kband
