@@ -7,14 +7,9 @@ if(KBAND_HAVE_MPI)
     ${CMAKE_CURRENT_SOURCE_DIR}/test_mpi_errors.cpp)
   target_link_libraries(kband_mpi_tests PRIVATE kband::mpi GTest::gtest)
   target_include_directories(kband_mpi_tests PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
-  # Open MPI refuses more ranks than cores without --oversubscribe.
-  set(_kband_oversubscribe "")
-  if(MPI_CXX_LIBRARY_VERSION_STRING MATCHES "Open MPI")
-    set(_kband_oversubscribe --oversubscribe)
-  endif()
   foreach(_np 1 2 3 4)
     add_test(NAME kband.mpi.np${_np}
-             COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${_np} ${MPIEXEC_PREFLAGS} ${_kband_oversubscribe}
+             COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${_np} ${MPIEXEC_PREFLAGS} ${KBAND_MPIEXEC_OVERSUBSCRIBE}
                      $<TARGET_FILE:kband_mpi_tests> ${MPIEXEC_POSTFLAGS})
     set_tests_properties(kband.mpi.np${_np} PROPERTIES
       TIMEOUT 300 LABELS "kband;mpi"
