@@ -1,4 +1,346 @@
-// (to be written)
+// Batched pentadiagonal solvers.
+//
+//   kband::penta(exec, a, b, c, d, e, y, x, info)            per-system coefficients
+//   kband::periodic_penta(exec, a, b, c, d, e, y, x, info)   cyclic systems
+//   kband::PentadiagonalFactor f(exec, a, b, c, d, e[, Boundary::Periodic]);
+//   kband::penta(exec, f, y, x, info)                         one matrix, many RHS
+//   kband::pcr_penta(exec, a, b, c, d, e, y, x, info)         PCR, team per system
+//   kband::solve_pentadiagonal(exec, a, b, c, d, e, y, x, info[, opts])  picks one
+//
+// a, b, c, d, e, y, x are batches of one layout (ContiguousBatch,
+// InterleavedBatch or GroupedBatch) with extents (nsys, n); row j of system s:
+//   a(s,j) x(s,j-2) + b(s,j) x(s,j-1) + c(s,j) x(s,j) + d(s,j) x(s,j+1)
+//     + e(s,j) x(s,j+2) = y(s,j)
+// (the names of the PCR-Penta paper's storage annex: a, b below the diagonal
+// c, d, e above it; layouts/kband_PentaFormats.hpp imports and exports its
+// two flat formats). Entries outside the matrix -- a(s,0), a(s,1), b(s,0),
+// d(s,n-1), e(s,n-2), e(s,n-1) -- are ignored (never read as values, NaN is
+// fine). For periodic systems (n >= 5) they are the corner entries, every
+// column index taken modulo n: a(s,0) couples row 0 to x(n-2), a(s,1) and
+// b(s,0) rows 1 and 0 to x(n-1), d(s,n-1) and e(s,n-2) rows n-1 and n-2 to
+// x(0), e(s,n-1) row n-1 to x(1).
+//
+// x may be the same batch as y (in-place); it must not alias a..e.
+// info(s) = 0 on success, k > 0 when the pivot of row k (1-based) was zero or
+// not finite (periodic: k = 1 or 2 also when c(s,0) resp. c(s,1) is zero, k = n
+// when the 2x2 Woodbury matrix is singular; PCR: k names the first row of a
+// 2x2 block whose reduced diagonal block is singular); x(s,:) is then NaN.
+// Bad extents, layouts or sizes throw kband::Error before anything runs. No
+// call fences (PentadiagonalFactor::info() copies one int to the host).
+//
+// Stability: none of these solvers pivots. Elimination (penta) is backward
+// stable for diagonally dominant systems (|c| >= |a|+|b|+|d|+|e| by rows or
+// columns) and for symmetric positive definite ones; the periodic variant
+// uses the Sherman-Morrison-Woodbury correction with G = -diag(c(s,0),
+// c(s,1)) (the rank-2 analogue of periodic_thomas' gamma = -b(s,0)), suited to
+// dominant cyclic systems. PCR-Penta works on the 2x2-block tridiagonal form
+// and needs the diagonal 2x2 blocks it meets to stay non-singular, which
+// holds for diagonally dominant and SPD systems; its reduced off-diagonal
+// blocks shrink every step for dominant systems.
 #pragma once
 
-#include "kband_Core.hpp"
+#include "impl/kband_Penta_impl.hpp"
+#include "kband_PCR.hpp"
+#include "kband_Thomas.hpp"
+
+#include <limits>
+
+namespace kband {
+
+namespace impl {
+
+template <class BX, class... B>
+void check_penta_layouts(const char* fn, const char* const* names) {
+  int k = 0;
+  (void)std::initializer_list<int>{(check_same_layout<BX, B>(fn, names[k++]), 0)...};
+}
+
+/// Argument checks shared by the per-system pentadiagonal solvers.
+template <class Exec, class BA, class BB, class BC, class BD, class BE, class BY, class BX, class Info>
+void check_penta_args(const char* fn, const BA& a, const BB& b, const BC& c, const BD& d, const BE& e,
+                      const BY& y, const BX& x, const Info& info, int min_n) {
+  using T = batch_value_t<BX>;
+  using tx = batch_traits<BX>;
+  static_assert(tx::is_batch, "kband: x must be a kband batch (ContiguousBatch, InterleavedBatch or GroupedBatch)");
+  static_assert(std::is_same<T, float>::value || std::is_same<T, double>::value,
+                "kband: float and double are supported");
+  require_accessible<Kokkos::View<T*, typename tx::memory_space>, Exec>("x");
+  require_accessible<Kokkos::View<T*, typename batch_traits<BA>::memory_space>, Exec>("a");
+  require_accessible<Kokkos::View<T*, typename batch_traits<BB>::memory_space>, Exec>("b");
+  require_accessible<Kokkos::View<T*, typename batch_traits<BC>::memory_space>, Exec>("c");
+  require_accessible<Kokkos::View<T*, typename batch_traits<BD>::memory_space>, Exec>("d");
+  require_accessible<Kokkos::View<T*, typename batch_traits<BE>::memory_space>, Exec>("e");
+  require_accessible<Kokkos::View<T*, typename batch_traits<BY>::memory_space>, Exec>("y");
+  require_accessible<Info, Exec>("info");
+  static const char* const names[] = {"a", "b", "c", "d", "e", "y"};
+  check_penta_layouts<BX, BA, BB, BC, BD, BE, BY>(fn, names);
+  const int nsys = tx::nsys(x), n = tx::n(x);
+  require(n >= min_n, concat(fn, ": n=", n, " rows, the minimum is ", min_n));
+  check_batch(fn, "a", a, nsys, n);
+  check_batch(fn, "b", b, nsys, n);
+  check_batch(fn, "c", c, nsys, n);
+  check_batch(fn, "d", d, nsys, n);
+  check_batch(fn, "e", e, nsys, n);
+  check_batch(fn, "y", y, nsys, n);
+  check_info(fn, info, nsys);
+  const void* xp = tx::data(x);
+  require(xp != batch_traits<BA>::data(a) && xp != batch_traits<BB>::data(b) && xp != batch_traits<BC>::data(c) &&
+              xp != batch_traits<BD>::data(d) && xp != batch_traits<BE>::data(e),
+          concat(fn, ": x must not alias a, b, c, d or e (it may alias y)"));
+}
+
+template <bool Periodic, class Exec, class BA, class BB, class BC, class BD, class BE, class BY, class BX,
+          class Info>
+void penta_per_system(const char* fn, const Exec& exec, const BA& a, const BB& b, const BC& c, const BD& d,
+                      const BE& e, const BY& y, const BX& x, const Info& info, const SolveOptions& opt,
+                      Kokkos::View<batch_value_t<BX>*, typename batch_traits<BX>::memory_space> ws) {
+  ProfilingRegion region(fn);
+  using T = batch_value_t<BX>;
+  using tx = batch_traits<BX>;
+  check_penta_args<Exec>(fn, a, b, c, d, e, y, x, info, Periodic ? 5 : 1);
+  const int nsys = tx::nsys(x), n = tx::n(x);
+  constexpr int W = thomas_lanes<Exec, BX>::value;
+  constexpr int U = thomas_unroll<Exec, BX>::value;
+  const ThomasGeometry g = thomas_geometry<Exec, T>(fn, nsys, n, W, Periodic ? 5 : 3, opt,
+                                                     tx::layout == Layout::Contiguous);
+  if (!g.scratch) {
+    const size_t need = WorkspaceMap<tx::layout, tx::sz>::extent(nsys, n) * (Periodic ? 4 : 2);
+    if (ws.extent(0) < need)
+      ws = decltype(ws)(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, std::string("kband::penta::ws")), need);
+  }
+  using Base = ThomasBase<Exec, BX, T, W>;
+  const Base base{nsys, n, g.scratch, g.scratch_level, ws, std::numeric_limits<T>::quiet_NaN()};
+  if (g.scratch)
+    launch_thomas(fn, exec, g,
+                  PentaPerSystem<Exec, BA, BB, BC, BD, BE, BY, BX, Info, W, U, Periodic, true>(base, a, b, c, d, e,
+                                                                                            y, x, info));
+  else
+    launch_thomas(fn, exec, g,
+                  PentaPerSystem<Exec, BA, BB, BC, BD, BE, BY, BX, Info, W, U, Periodic, false>(base, a, b, c, d,
+                                                                                             e, y, x, info));
+}
+
+/// Bytes of team scratch PCR-Penta needs per system of n rows.
+inline size_t pcr_penta_bytes(int n, size_t elem_bytes) {
+  return static_cast<size_t>(2) * 14 * ((n + 1) / 2) * elem_bytes + 16;
+}
+
+}  // namespace impl
+
+/// Workspace (elements) the Global variant of penta / periodic_penta uses for
+/// a batch like x; pass a View this long to avoid an allocation per call.
+template <class BX>
+size_t penta_workspace_size(const BX& x, Boundary bc = Boundary::NonPeriodic) {
+  using tx = impl::batch_traits<BX>;
+  return impl::WorkspaceMap<tx::layout, tx::sz>::extent(tx::nsys(x), tx::n(x)) * (bc == Boundary::Periodic ? 4 : 2);
+}
+
+/// Pentadiagonal Gaussian elimination without pivoting, one thread per system
+/// (per-system coefficients), any layout; n >= 1. opt.variant: Scratch keeps
+/// the forward-pass rows in team scratch, Global in x and the workspace
+/// (penta_workspace_size elements; allocated per call when too small).
+template <class Exec, class BA, class BB, class BC, class BD, class BE, class BY, class BX, class Info>
+void penta(const Exec& exec, const BA& a, const BB& b, const BC& c, const BD& d, const BE& e, const BY& y,
+           const BX& x, const Info& info, const SolveOptions& opt = {},
+           const Kokkos::View<impl::batch_value_t<BX>*, typename impl::batch_traits<BX>::memory_space>& workspace =
+               {}) {
+  impl::penta_per_system<false>("kband::penta", exec, a, b, c, d, e, y, x, info, opt, workspace);
+}
+
+/// Cyclic pentadiagonal systems (n >= 5; corner entries in the file comment),
+/// elimination plus a rank-2 Sherman-Morrison-Woodbury correction.
+template <class Exec, class BA, class BB, class BC, class BD, class BE, class BY, class BX, class Info>
+void periodic_penta(const Exec& exec, const BA& a, const BB& b, const BC& c, const BD& d, const BE& e,
+                    const BY& y, const BX& x, const Info& info, const SolveOptions& opt = {},
+                    const Kokkos::View<impl::batch_value_t<BX>*, typename impl::batch_traits<BX>::memory_space>&
+                        workspace = {}) {
+  impl::penta_per_system<true>("kband::periodic_penta", exec, a, b, c, d, e, y, x, info, opt, workspace);
+}
+
+/// A pentadiagonal matrix shared by every system of a batch (rank-1 Views
+/// a..e of length n, same conventions as above; periodic: n >= 5), factored
+/// once on the device (one thread; no fence) and reused for any number of
+/// solves, which then read only y and write x.
+template <class T, class MemSpace = Kokkos::DefaultExecutionSpace::memory_space>
+class PentadiagonalFactor {
+ public:
+  using value_type = T;
+  using memory_space = MemSpace;
+
+  PentadiagonalFactor() = default;
+
+  template <class Exec, class VA, class VB, class VC, class VD, class VE>
+  PentadiagonalFactor(const Exec& exec, const VA& a, const VB& b, const VC& c, const VD& d, const VE& e,
+                      Boundary bc = Boundary::NonPeriodic) {
+    const char* fn = "kband::PentadiagonalFactor";
+    impl::ProfilingRegion region(fn);
+    const bool periodic = bc == Boundary::Periodic;
+    const int n = impl::check_factor_args<Exec>(fn, a, b, c, periodic ? 5 : 1);
+    static_assert(VD::rank == 1 && VE::rank == 1, "kband: factor coefficients must be rank-1 Views");
+    impl::require_accessible<VD, Exec>("d");
+    impl::require_accessible<VE, Exec>("e");
+    impl::require(static_cast<int>(d.extent(0)) == n && static_cast<int>(e.extent(0)) == n,
+                  impl::concat(fn, ": a, b, c, d, e must have one length; got ", a.extent(0), ", ", b.extent(0),
+                               ", ", c.extent(0), ", ", d.extent(0), ", ", e.extent(0)));
+    auto alloc = [&](const char* l, int len) {
+      return Kokkos::View<T*, MemSpace>(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, std::string(l)), len);
+    };
+    const int np = periodic ? n : 0;
+    f_.n = n;
+    f_.periodic = periodic;
+    f_.a = alloc("kband::penta_factor::a", n);
+    f_.beta = alloc("kband::penta_factor::beta", n);
+    f_.w = alloc("kband::penta_factor::w", n);
+    f_.p = alloc("kband::penta_factor::p", n);
+    f_.q = alloc("kband::penta_factor::q", n);
+    f_.z1 = alloc("kband::penta_factor::z1", np);
+    f_.z2 = alloc("kband::penta_factor::z2", np);
+    f_.g1 = alloc("kband::penta_factor::g1", np);
+    f_.g2 = alloc("kband::penta_factor::g2", np);
+    f_.hinv = Kokkos::View<T[4], MemSpace>(Kokkos::view_alloc(exec, std::string("kband::penta_factor::hinv")));
+    f_.info = Kokkos::View<int, MemSpace>(Kokkos::view_alloc(exec, std::string("kband::penta_factor::info")));
+    Kokkos::parallel_for(fn, Kokkos::RangePolicy<Exec>(exec, 0, 1),
+                         impl::PentaFactorKernel<T, MemSpace, VA, VB, VC, VD, VE>{f_, a, b, c, d, e});
+  }
+
+  int n() const { return f_.n; }
+  bool periodic() const { return f_.periodic; }
+  /// 0, or the 1-based row whose pivot failed (n: singular Woodbury matrix).
+  /// Copies to the host (fences).
+  int info() const { return impl::read_scalar(f_.info); }
+  const impl::PentaFactorData<T, MemSpace>& data() const { return f_; }
+
+ private:
+  impl::PentaFactorData<T, MemSpace> f_;
+};
+
+/// Solves A x(s,:) = y(s,:) for every system with the shared, factored A.
+/// info(s) = factor.info() (x NaN when it is not 0).
+template <class Exec, class T, class Mem, class BY, class BX, class Info>
+void penta(const Exec& exec, const PentadiagonalFactor<T, Mem>& factor, const BY& y, const BX& x, const Info& info,
+           const SolveOptions& opt = {}) {
+  const char* fn = factor.periodic() ? "kband::penta(shared, periodic)" : "kband::penta(shared)";
+  impl::ProfilingRegion region(fn);
+  using tx = impl::batch_traits<BX>;
+  static_assert(tx::is_batch, "kband: x must be a kband batch");
+  static_assert(std::is_same<impl::batch_value_t<BX>, T>::value,
+                "kband::penta: the factor and x must have one value type");
+  impl::require_accessible<Kokkos::View<T*, Mem>, Exec>("factor");
+  impl::require_accessible<Kokkos::View<T*, typename impl::batch_traits<BY>::memory_space>, Exec>("y");
+  impl::require_accessible<Info, Exec>("info");
+  impl::check_same_layout<BX, BY>(fn, "y");
+  const int nsys = tx::nsys(x), n = tx::n(x);
+  impl::require(factor.n() >= 1, impl::concat(fn, ": the factor is empty (default-constructed)"));
+  impl::require(n == factor.n(),
+                impl::concat(fn, ": x has n=", n, " rows but the factor was built for n=", factor.n()));
+  impl::check_batch(fn, "y", y, nsys, n);
+  impl::check_info(fn, info, nsys);
+  constexpr int W = impl::thomas_lanes<Exec, BX>::value;
+  constexpr int U = impl::thomas_unroll<Exec, BX, 1>::value;
+  const impl::ThomasGeometry g =
+      impl::thomas_geometry<Exec, T>(fn, nsys, n, W, 1, opt, tx::layout == Layout::Contiguous);
+  using Base = impl::ThomasBase<Exec, BX, T, W>;
+  const Base base{nsys, n, g.scratch, g.scratch_level, {}, std::numeric_limits<T>::quiet_NaN()};
+  using impl::PentaShared;
+  const auto& fd = factor.data();
+  if (factor.periodic() && g.scratch)
+    impl::launch_thomas(fn, exec, g, PentaShared<Exec, T, Mem, BY, BX, Info, W, U, true, true>(base, fd, y, x, info));
+  else if (factor.periodic())
+    impl::launch_thomas(fn, exec, g, PentaShared<Exec, T, Mem, BY, BX, Info, W, U, true, false>(base, fd, y, x, info));
+  else if (g.scratch)
+    impl::launch_thomas(fn, exec, g, PentaShared<Exec, T, Mem, BY, BX, Info, W, U, false, true>(base, fd, y, x, info));
+  else
+    impl::launch_thomas(fn, exec, g,
+                        PentaShared<Exec, T, Mem, BY, BX, Info, W, U, false, false>(base, fd, y, x, info));
+}
+
+/// PCR-Penta: parallel cyclic reduction, one team per system (several short
+/// systems per team), the system's rows in team scratch (level 0, or the
+/// backend's level 1 when they do not fit; kband::Error when even that is too
+/// small). Any n >= 1. Works on the 2x2-block tridiagonal form of the matrix
+/// (block row I = rows 2I, 2I+1; an odd n gets one identity row), so it takes
+/// ceil(log2(ceil(n/2))) = ceil(log2 n) - 1 reduction steps for n >= 2 (block
+/// rows beyond the system act as identity rows). Designed for the contiguous
+/// layout (PCR-Penta's format); the others work, with uncoalesced loads.
+/// opt.team_size: threads per team on GPUs (0 = kband's choice).
+template <class Exec, class BA, class BB, class BC, class BD, class BE, class BY, class BX, class Info>
+void pcr_penta(const Exec& exec, const BA& a, const BB& b, const BC& c, const BD& d, const BE& e, const BY& y,
+               const BX& x, const Info& info, const SolveOptions& opt = {}) {
+  const char* fn = "kband::pcr_penta";
+  impl::ProfilingRegion region(fn);
+  using T = impl::batch_value_t<BX>;
+  using tx = impl::batch_traits<BX>;
+  impl::check_penta_args<Exec>(fn, a, b, c, d, e, y, x, info, 1);
+  const int nsys = tx::nsys(x), n = tx::n(x), m = (n + 1) / 2;
+  using K = impl::PCRPentaKernel<Exec, BA, BB, BC, BD, BE, BY, BX, Info>;
+  const size_t bytes = K::bytes_per_system(m);
+  const size_t max1 = Kokkos::TeamPolicy<Exec>::scratch_size_max(1);
+  impl::require(bytes <= max1, impl::concat(fn, ": n=", n, " needs ", bytes,
+                                             " bytes of team scratch but the backend offers ", max1,
+                                             "; use kband::penta (or solve_pentadiagonal) for systems this long"));
+  const impl::PCRGeometry g = impl::pcr_geometry<Exec>(fn, nsys, m, bytes, opt);
+  impl::launch_pcr(fn, exec, g, K{a, b, c, d, e, y, x, info, g, n, std::numeric_limits<T>::quiet_NaN()});
+}
+
+// ---------------------------------------------------------------------------
+// One entry point
+// ---------------------------------------------------------------------------
+enum class PentadiagonalAlgorithm { Auto, Elimination, PCR };
+
+inline const char* algorithm_name(PentadiagonalAlgorithm a) {
+  return a == PentadiagonalAlgorithm::Elimination ? "elimination"
+                                                  : (a == PentadiagonalAlgorithm::PCR ? "pcr" : "auto");
+}
+
+struct PentadiagonalOptions {
+  PentadiagonalAlgorithm algorithm = PentadiagonalAlgorithm::Auto;
+  Boundary boundary = Boundary::NonPeriodic;  // Periodic: elimination only
+  SolveOptions solve = {};
+};
+
+/// The algorithm solve_pentadiagonal would use on `exec` for nsys systems of
+/// n rows in `layout`, element size `elem_bytes`: elimination (a thread per
+/// system) on CPUs, for periodic systems and whenever the batch gives every
+/// GPU thread slot a system; PCR-Penta when the systems are too few to occupy
+/// a GPU that way and a system's rows fit on-chip team scratch.
+template <class Exec>
+PentadiagonalAlgorithm choose_pentadiagonal(const Exec& exec, Layout layout, int nsys, int n,
+                                            size_t elem_bytes = sizeof(double),
+                                            Boundary bc = Boundary::NonPeriodic) {
+  (void)layout;
+  if (!impl::is_device_exec<Exec>::value || bc == Boundary::Periodic) return PentadiagonalAlgorithm::Elimination;
+  if (impl::pcr_penta_bytes(n, elem_bytes) > static_cast<size_t>(Kokkos::TeamPolicy<Exec>::scratch_size_max(0)))
+    return PentadiagonalAlgorithm::Elimination;
+  const long threads = static_cast<long>(exec.concurrency());
+  return static_cast<long>(nsys) * 4 < threads ? PentadiagonalAlgorithm::PCR : PentadiagonalAlgorithm::Elimination;
+}
+
+/// Solves every system of the batch with the algorithm choose_pentadiagonal
+/// picks (or opt.algorithm when not Auto); returns the algorithm used. PCR
+/// with opt.boundary == Periodic throws kband::Error. The workspace serves
+/// the elimination's Global variant (penta_workspace_size).
+template <class Exec, class BA, class BB, class BC, class BD, class BE, class BY, class BX, class Info>
+PentadiagonalAlgorithm solve_pentadiagonal(
+    const Exec& exec, const BA& a, const BB& b, const BC& c, const BD& d, const BE& e, const BY& y, const BX& x,
+    const Info& info, const PentadiagonalOptions& opt = {},
+    const Kokkos::View<impl::batch_value_t<BX>*, typename impl::batch_traits<BX>::memory_space>& workspace = {}) {
+  impl::ProfilingRegion region("kband::solve_pentadiagonal");
+  using tx = impl::batch_traits<BX>;
+  static_assert(tx::is_batch, "kband: x must be a kband batch");
+  const bool periodic = opt.boundary == Boundary::Periodic;
+  PentadiagonalAlgorithm alg = opt.algorithm;
+  impl::require(!(periodic && alg == PentadiagonalAlgorithm::PCR),
+                "kband::solve_pentadiagonal: PCR-Penta does not solve periodic systems; use Elimination or Auto");
+  if (alg == PentadiagonalAlgorithm::Auto)
+    alg = choose_pentadiagonal(exec, tx::layout, tx::nsys(x), tx::n(x), sizeof(impl::batch_value_t<BX>),
+                               opt.boundary);
+  if (alg == PentadiagonalAlgorithm::PCR)
+    pcr_penta(exec, a, b, c, d, e, y, x, info, opt.solve);
+  else if (periodic)
+    periodic_penta(exec, a, b, c, d, e, y, x, info, opt.solve, workspace);
+  else
+    penta(exec, a, b, c, d, e, y, x, info, opt.solve, workspace);
+  return alg;
+}
+
+}  // namespace kband

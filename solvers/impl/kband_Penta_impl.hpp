@@ -1,0 +1,604 @@
+// Kernels of the batched pentadiagonal solvers (kband::penta,
+// kband::periodic_penta, kband::PentadiagonalFactor).
+//
+// Row j of system s:
+//   a(s,j) x(j-2) + b(s,j) x(j-1) + c(s,j) x(j) + d(s,j) x(j+1) + e(s,j) x(j+2) = y(s,j).
+//
+// Gaussian elimination without pivoting, one thread per system (the
+// cuPentaBatch design), written as A = L U with L lower triangular (entries
+// a_j, beta_j, mu_j on its three diagonals) and U unit upper triangular
+// (p_j, q_j on its two super-diagonals):
+//   beta_j = b_j - a_j p_{j-2}
+//   mu_j   = c_j - a_j q_{j-2} - beta_j p_{j-1}          (the pivot of row j)
+//   p_j    = (d_j - beta_j q_{j-1}) / mu_j,   q_j = e_j / mu_j
+//   z_j    = (y_j - a_j z_{j-2} - beta_j z_{j-1}) / mu_j
+//   x_j    = z_j - p_j x_{j+1} - q_j x_{j+2}               (backward)
+// The thread / lane / scratch machinery (ThomasBase, LaneStore, the Global and
+// Scratch variants) is the Thomas solvers'; only the recurrences differ.
+//
+// Periodic systems (n >= 5): the corner entries a(0), a(1), b(0) (couplings of
+// rows 0, 1 to x(n-2), x(n-1)) and d(n-1), e(n-2), e(n-1) (couplings of rows
+// n-2, n-1 to x(0), x(1)), i.e. every index taken modulo n, form the 2x2
+// blocks B = [[a0, b0], [0, a1]] (rows 0-1, columns n-2..n-1) and
+// C = [[e_{n-2}, 0], [d_{n-1}, e_{n-1}]] (rows n-2..n-1, columns 0-1).
+// With G = -diag(c0, c1) and K = G^-1 B:  A = A' + U V^T,
+//   U = [G; 0; C] (n x 2),  V^T = [I, 0, K] (2 x n),
+//   A' = A without corners, its block (0..1, 0..1) minus G and its block
+//        (n-2..n-1, n-2..n-1) minus C K  (still pentadiagonal).
+// Sherman-Morrison-Woodbury: y0 = A'^-1 y, Z = A'^-1 U, H = I + V^T Z,
+//   x = y0 - Z H^-1 V^T y0.
+#pragma once
+
+#include "kband_Thomas_impl.hpp"
+
+namespace kband {
+namespace impl {
+
+/// Entries of row j of a non-periodic system that lie outside the matrix are
+/// never read as values: a(0), a(1), b(0), d(n-1), e(n-2), e(n-1) count as 0.
+template <class T>
+KOKKOS_INLINE_FUNCTION void penta_mask(int j, int n, T& a, T& b, T& d, T& e) {
+  if (j < 2) a = T(0);
+  if (j < 1) b = T(0);
+  if (j > n - 2) d = T(0);
+  if (j > n - 3) e = T(0);
+}
+
+/// Corner data of one periodic system (see the file comment).
+template <class T>
+struct PentaCorners {
+  T c0 = 0, c1 = 0;                // G = -diag(c0, c1)
+  T k00 = 0, k01 = 0, k11 = 0;     // K = G^-1 B (k10 = 0)
+  T en2 = 0, dn1 = 0, en1 = 0;     // C
+  int bad = 0;                     // 1 or 2 when c0 or c1 is not a usable pivot
+
+  KOKKOS_INLINE_FUNCTION void set(T c0_, T c1_, T a0, T a1, T b0, T en2_, T dn1_, T en1_) {
+    c0 = c0_, c1 = c1_, en2 = en2_, dn1 = dn1_, en1 = en1_;
+    bad = usable_pivot(c0) ? (usable_pivot(c1) ? 0 : 2) : 1;
+    k00 = -a0 / c0;
+    k01 = -b0 / c0;
+    k11 = -a1 / c1;
+  }
+  /// Row j of A' from row j of A (b, c, d of the row; a and e are unchanged).
+  KOKKOS_INLINE_FUNCTION void modify(int j, int n, T& b, T& c, T& d) const {
+    if (j < 2) c += c;
+    if (j == n - 2) {
+      c -= en2 * k00;
+      d -= en2 * k01;
+    }
+    if (j == n - 1) {
+      b -= dn1 * k00;
+      c -= dn1 * k01 + en1 * k11;
+    }
+  }
+  /// Row j of the two columns of U.
+  KOKKOS_INLINE_FUNCTION T u1(int j, int n) const {
+    return j == 0 ? -c0 : (j == n - 2 ? en2 : (j == n - 1 ? dn1 : T(0)));
+  }
+  KOKKOS_INLINE_FUNCTION T u2(int j, int n) const { return j == 1 ? -c1 : (j == n - 1 ? en1 : T(0)); }
+  /// V^T v for v given by its rows 0, 1, n-2, n-1.
+  KOKKOS_INLINE_FUNCTION void vt(T v0, T v1, T vn2, T vn1, T& r0, T& r1) const {
+    r0 = v0 + k00 * vn2 + k01 * vn1;
+    r1 = v1 + k11 * vn1;
+  }
+};
+
+/// Solves the 2x2 system H w = r of the Woodbury correction; false when H is
+/// singular or not finite.
+template <class T>
+KOKKOS_INLINE_FUNCTION bool solve2(T h00, T h01, T h10, T h11, T r0, T r1, T& w0, T& w1) {
+  const T det = h00 * h11 - h01 * h10;
+  const T inv = T(1) / det;
+  w0 = (h11 * r0 - h01 * r1) * inv;
+  w1 = (h00 * r1 - h10 * r0) * inv;
+  return usable_pivot(det);
+}
+
+/// Loads UU rows jb.. of W lanes of a batch before any of them is used.
+template <int UU, int W, class B, class T>
+KOKKOS_INLINE_FUNCTION void load_rows(const B& b, int s0, int jb, int nlc, size_t ls, T (&v)[UU][W]) {
+  const auto* p = &b(s0, jb);
+  const size_t rs = batch_traits<B>::row_stride(b);
+  for (int u = 0; u < UU; ++u)
+    for (int l = 0; l < nlc; ++l) v[u][l] = p[u * rs + l * ls];
+}
+
+// ---------------------------------------------------------------------------
+// Per-system coefficients.
+// ---------------------------------------------------------------------------
+template <class Exec, class BA, class BB, class BC, class BD, class BE, class BY, class BX, class Info, int W,
+          int U, bool Periodic, bool Scratch>
+struct PentaPerSystem : ThomasBase<Exec, BX, batch_value_t<BX>, W> {
+  using T = batch_value_t<BX>;
+  using Base = ThomasBase<Exec, BX, T, W>;
+  using typename Base::member_type;
+  // stored rows: p (0), q (1), z (2 in scratch; x itself otherwise), and
+  // for periodic systems the two columns of Z = A'^-1 U
+  static constexpr int kZ = 2;
+  static constexpr int kU1 = Scratch ? 3 : 2;
+  static constexpr int kU2 = kU1 + 1;
+  static constexpr int kBufs = (Scratch ? 3 : 2) + (Periodic ? 2 : 0);
+  BA a;
+  BB b;
+  BC c;
+  BD d;
+  BE e;
+  BY y;
+  BX x;
+  Info info;
+
+  PentaPerSystem(const Base& base, BA a_, BB b_, BC c_, BD d_, BE e_, BY y_, BX x_, Info info_)
+      : Base(base), a(a_), b(b_), c(c_), d(d_), e(e_), y(y_), x(x_), info(info_) {}
+
+  /// Per-lane state: the two previous rows of each recurrence (index 0: row
+  /// j-1 forward / j+1 backward, 1: row j-2 / j+2); v: the columns of Z.
+  struct State {
+    T p[2][W], q[2][W], z[2][W], v1[2][W], v2[2][W];
+    PentaCorners<T> cor[W];
+    int bad[W];
+  };
+
+  KOKKOS_INLINE_FUNCTION T& zref(const LaneStore<T>& st, int s0, int j, int l) const {
+    return Scratch ? st(kZ, j, l) : x(s0 + l, j);
+  }
+
+  KOKKOS_FUNCTION void operator()(const member_type& m) const {
+    int nl;
+    const int s0 = this->first_system(m, nl);
+    if (nl == 0) return;
+    const int nlc = W == 1 ? 1 : nl;
+    const int n = this->n;
+    const LaneStore<T> st = this->store(m, s0, kBufs);
+    const size_t ls = batch_traits<BX>::layout == Layout::Contiguous ? static_cast<size_t>(n) : 1;
+    State S;
+    for (int l = 0; l < nlc; ++l) {
+      for (int k = 0; k < 2; ++k) S.p[k][l] = S.q[k][l] = S.z[k][l] = S.v1[k][l] = S.v2[k][l] = T(0);
+      S.bad[l] = 0;
+      if (Periodic) {
+        const int s = s0 + l;
+        S.cor[l].set(c(s, 0), c(s, 1), a(s, 0), a(s, 1), b(s, 0), e(s, n - 2), d(s, n - 1), e(s, n - 1));
+        S.bad[l] = S.cor[l].bad;
+      }
+    }
+    int j = 0;
+    for (; j + U <= n; j += U) forward<U>(st, s0, j, nlc, ls, S);
+    for (; j < n; ++j) forward<1>(st, s0, j, nlc, ls, S);
+    for (int l = 0; l < nlc; ++l)
+      for (int k = 0; k < 2; ++k) S.z[k][l] = S.v1[k][l] = S.v2[k][l] = T(0);
+    j = n - 1;
+    for (; j - U + 1 >= 0; j -= U) backward<U>(st, s0, j, nlc, S);
+    for (; j >= 0; --j) backward<1>(st, s0, j, nlc, S);
+    if (Periodic) {
+      // S.z/v1/v2[0] hold row 0, [1] row 1; rows n-2, n-1 are stored.
+      T w0[W], w1[W];
+      for (int l = 0; l < nlc; ++l) {
+        const PentaCorners<T>& K = S.cor[l];
+        T h00, h01, h10, h11, r0, r1;
+        K.vt(S.v1[0][l], S.v1[1][l], st(kU1, n - 2, l), st(kU1, n - 1, l), h00, h10);
+        K.vt(S.v2[0][l], S.v2[1][l], st(kU2, n - 2, l), st(kU2, n - 1, l), h01, h11);
+        K.vt(S.z[0][l], S.z[1][l], zref(st, s0, n - 2, l), zref(st, s0, n - 1, l), r0, r1);
+        const bool ok = solve2(T(1) + h00, h01, h10, T(1) + h11, r0, r1, w0[l], w1[l]);
+        S.bad[l] = (S.bad[l] == 0 && !ok) ? n : S.bad[l];
+      }
+      for (int jj = 0; jj < n; ++jj)
+        for (int l = 0; l < nlc; ++l)
+          x(s0 + l, jj) = zref(st, s0, jj, l) - w0[l] * st(kU1, jj, l) - w1[l] * st(kU2, jj, l);
+    }
+    for (int l = 0; l < nlc; ++l) {
+      info(s0 + l) = S.bad[l];
+      if (S.bad[l] != 0)
+        for (int jj = 0; jj < n; ++jj) x(s0 + l, jj) = this->nan;
+    }
+  }
+
+  template <int UU>
+  KOKKOS_INLINE_FUNCTION void forward(const LaneStore<T>& st, int s0, int jb, int nlc, size_t ls, State& S) const {
+    T av[UU][W], bv[UU][W], cv[UU][W], dv[UU][W], ev[UU][W], yv[UU][W];
+    load_rows<UU>(a, s0, jb, nlc, ls, av);
+    load_rows<UU>(b, s0, jb, nlc, ls, bv);
+    load_rows<UU>(c, s0, jb, nlc, ls, cv);
+    load_rows<UU>(d, s0, jb, nlc, ls, dv);
+    load_rows<UU>(e, s0, jb, nlc, ls, ev);
+    load_rows<UU>(y, s0, jb, nlc, ls, yv);
+    const int n = this->n;
+    for (int u = 0; u < UU; ++u) {
+      const int j = jb + u;
+      for (int l = 0; l < nlc; ++l) {
+        T al = av[u][l], bl = bv[u][l], cl = cv[u][l], dl = dv[u][l], el = ev[u][l];
+        penta_mask(j, n, al, bl, dl, el);
+        if (Periodic) S.cor[l].modify(j, n, bl, cl, dl);
+        const T beta = bl - al * S.p[1][l];
+        const T mu = cl - al * S.q[1][l] - beta * S.p[0][l];
+        S.bad[l] = (S.bad[l] == 0 && !usable_pivot(mu)) ? j + 1 : S.bad[l];
+        const T w = T(1) / mu;
+        const T pj = (dl - beta * S.q[0][l]) * w, qj = el * w;
+        const T zj = (yv[u][l] - al * S.z[1][l] - beta * S.z[0][l]) * w;
+        S.p[1][l] = S.p[0][l], S.p[0][l] = pj;
+        S.q[1][l] = S.q[0][l], S.q[0][l] = qj;
+        S.z[1][l] = S.z[0][l], S.z[0][l] = zj;
+        st(0, j, l) = pj;
+        st(1, j, l) = qj;
+        zref(st, s0, j, l) = zj;
+        if (Periodic) {
+          const T v1 = (S.cor[l].u1(j, n) - al * S.v1[1][l] - beta * S.v1[0][l]) * w;
+          const T v2 = (S.cor[l].u2(j, n) - al * S.v2[1][l] - beta * S.v2[0][l]) * w;
+          S.v1[1][l] = S.v1[0][l], S.v1[0][l] = v1;
+          S.v2[1][l] = S.v2[0][l], S.v2[0][l] = v2;
+          st(kU1, j, l) = v1;
+          st(kU2, j, l) = v2;
+        }
+      }
+    }
+  }
+
+  template <int UU>
+  KOKKOS_INLINE_FUNCTION void backward(const LaneStore<T>& st, int s0, int jb, int nlc, State& S) const {
+    T pv[UU][W], qv[UU][W], zv[UU][W], v1v[UU][W], v2v[UU][W];
+    for (int u = 0; u < UU; ++u)
+      for (int l = 0; l < nlc; ++l) {
+        pv[u][l] = st(0, jb - u, l);
+        qv[u][l] = st(1, jb - u, l);
+        zv[u][l] = zref(st, s0, jb - u, l);
+        if (Periodic) {
+          v1v[u][l] = st(kU1, jb - u, l);
+          v2v[u][l] = st(kU2, jb - u, l);
+        }
+      }
+    for (int u = 0; u < UU; ++u) {
+      const int j = jb - u;
+      for (int l = 0; l < nlc; ++l) {
+        const T p = pv[u][l], q = qv[u][l];
+        const T xj = zv[u][l] - p * S.z[0][l] - q * S.z[1][l];
+        S.z[1][l] = S.z[0][l], S.z[0][l] = xj;
+        if (Periodic) {
+          const T v1 = v1v[u][l] - p * S.v1[0][l] - q * S.v1[1][l];
+          const T v2 = v2v[u][l] - p * S.v2[0][l] - q * S.v2[1][l];
+          S.v1[1][l] = S.v1[0][l], S.v1[0][l] = v1;
+          S.v2[1][l] = S.v2[0][l], S.v2[0][l] = v2;
+          st(kU1, j, l) = v1;
+          st(kU2, j, l) = v2;
+          zref(st, s0, j, l) = xj;
+        } else {
+          x(s0 + l, j) = xj;
+        }
+      }
+    }
+  }
+};
+
+// ---------------------------------------------------------------------------
+// Shared coefficients: one matrix factored once (one device thread).
+// ---------------------------------------------------------------------------
+template <class T, class Mem>
+struct PentaFactorData {
+  Kokkos::View<T*, Mem> a, beta, w, p, q;  // L (a, beta, 1/mu) and U (p, q) of A'
+  Kokkos::View<T*, Mem> z1, z2;            // periodic: Z = A'^-1 U
+  Kokkos::View<T*, Mem> g1, g2;            // periodic: A'^-T V, so that V^T A'^-1 y = (g1.y, g2.y)
+  Kokkos::View<T[4], Mem> hinv;            // periodic: H^-1, row-major
+  Kokkos::View<int, Mem> info;
+  int n = 0;
+  bool periodic = false;
+};
+
+template <class T, class Mem, class VA, class VB, class VC, class VD, class VE>
+struct PentaFactorKernel {
+  PentaFactorData<T, Mem> f;
+  VA a;
+  VB b;
+  VC c;
+  VD d;
+  VE e;
+
+  /// Forward and backward solve of A' v = rhs in place (v holds rhs).
+  KOKKOS_INLINE_FUNCTION void solve(const Kokkos::View<T*, Mem>& v) const {
+    const int n = f.n;
+    for (int j = 0; j < n; ++j) {
+      T s = v(j);
+      if (j >= 1) s -= f.beta(j) * v(j - 1);
+      if (j >= 2) s -= f.a(j) * v(j - 2);
+      v(j) = s * f.w(j);
+    }
+    for (int j = n - 2; j >= 0; --j) v(j) -= f.p(j) * v(j + 1) + (j + 2 < n ? f.q(j) * v(j + 2) : T(0));
+  }
+  /// A'^T g = rhs in place: U^T h = rhs forward, then L^T g = h backward.
+  KOKKOS_INLINE_FUNCTION void solve_transposed(const Kokkos::View<T*, Mem>& g) const {
+    const int n = f.n;
+    for (int j = 1; j < n; ++j) g(j) -= f.p(j - 1) * g(j - 1) + (j >= 2 ? f.q(j - 2) * g(j - 2) : T(0));
+    for (int j = n - 1; j >= 0; --j) {
+      T s = g(j);
+      if (j + 1 < n) s -= f.beta(j + 1) * g(j + 1);
+      if (j + 2 < n) s -= f.a(j + 2) * g(j + 2);
+      g(j) = s * f.w(j);
+    }
+  }
+
+  KOKKOS_INLINE_FUNCTION void operator()(const int) const {
+    const int n = f.n;
+    PentaCorners<T> K;
+    int bad = 0;
+    if (f.periodic) {
+      K.set(c(0), c(1), a(0), a(1), b(0), e(n - 2), d(n - 1), e(n - 1));
+      bad = K.bad;
+    }
+    T p1 = 0, p2 = 0, q1 = 0, q2 = 0;
+    for (int j = 0; j < n; ++j) {
+      T al = j >= 2 ? a(j) : T(0), bl = j >= 1 ? b(j) : T(0), cl = c(j);
+      T dl = j <= n - 2 ? d(j) : T(0), el = j <= n - 3 ? e(j) : T(0);
+      if (f.periodic) K.modify(j, n, bl, cl, dl);
+      const T beta = bl - al * p2;
+      const T mu = cl - al * q2 - beta * p1;
+      if (bad == 0 && !usable_pivot(mu)) bad = j + 1;
+      const T w = T(1) / mu;
+      f.a(j) = al;
+      f.beta(j) = beta;
+      f.w(j) = w;
+      p2 = p1, p1 = (dl - beta * q1) * w;
+      q2 = q1, q1 = el * w;
+      f.p(j) = p1;
+      f.q(j) = q1;
+    }
+    if (f.periodic && bad == 0) {
+      for (int j = 0; j < n; ++j) {
+        f.z1(j) = K.u1(j, n);
+        f.z2(j) = K.u2(j, n);
+        f.g1(j) = f.g2(j) = T(0);
+      }
+      solve(f.z1);
+      solve(f.z2);
+      // rows of V^T: (1, 0, .., k00, k01) and (0, 1, .., 0, k11)
+      f.g1(0) = T(1), f.g1(n - 2) = K.k00, f.g1(n - 1) = K.k01;
+      f.g2(1) = T(1), f.g2(n - 1) = K.k11;
+      solve_transposed(f.g1);
+      solve_transposed(f.g2);
+      T h00, h01, h10, h11;
+      K.vt(f.z1(0), f.z1(1), f.z1(n - 2), f.z1(n - 1), h00, h10);
+      K.vt(f.z2(0), f.z2(1), f.z2(n - 2), f.z2(n - 1), h01, h11);
+      h00 += T(1), h11 += T(1);
+      // columns of H^-1: H^-1 e_0 and H^-1 e_1
+      T i00, i10, i01, i11;
+      const bool ok = solve2(h00, h01, h10, h11, T(1), T(0), i00, i10);
+      solve2(h00, h01, h10, h11, T(0), T(1), i01, i11);
+      if (!ok) bad = n;
+      f.hinv(0) = i00, f.hinv(1) = i01, f.hinv(2) = i10, f.hinv(3) = i11;
+    }
+    f.info() = bad;
+  }
+};
+
+template <class Exec, class T, class Mem, class BY, class BX, class Info, int W, int U, bool Periodic, bool Scratch>
+struct PentaShared : ThomasBase<Exec, BX, T, W> {
+  using Base = ThomasBase<Exec, BX, T, W>;
+  using typename Base::member_type;
+  PentaFactorData<T, Mem> f;
+  BY y;
+  BX x;
+  Info info;
+
+  PentaShared(const Base& base, const PentaFactorData<T, Mem>& f_, BY y_, BX x_, Info info_)
+      : Base(base), f(f_), y(y_), x(x_), info(info_) {}
+
+  KOKKOS_INLINE_FUNCTION T& zref(const LaneStore<T>& st, int s0, int j, int l) const {
+    return Scratch ? st(0, j, l) : x(s0 + l, j);
+  }
+
+  KOKKOS_FUNCTION void operator()(const member_type& m) const {
+    int nl;
+    const int s0 = this->first_system(m, nl);
+    if (nl == 0) return;
+    const int nlc = W == 1 ? 1 : nl;
+    const int n = this->n;
+    const int finfo = f.info();
+    if (finfo != 0) {
+      for (int l = 0; l < nlc; ++l) {
+        info(s0 + l) = finfo;
+        for (int j = 0; j < n; ++j) x(s0 + l, j) = this->nan;
+      }
+      return;
+    }
+    const LaneStore<T> st = this->store(m, s0, 1);
+    const size_t ls = batch_traits<BX>::layout == Layout::Contiguous ? static_cast<size_t>(n) : 1;
+    T z[2][W], r[2][W];
+    for (int l = 0; l < nlc; ++l) z[0][l] = z[1][l] = r[0][l] = r[1][l] = T(0);
+    int j = 0;
+    for (; j + U <= n; j += U) forward<U>(st, s0, j, nlc, ls, z, r);
+    for (; j < n; ++j) forward<1>(st, s0, j, nlc, ls, z, r);
+    // The correction weights are known before the backward pass, which then
+    // writes the final solution directly.
+    T wt[2][W];
+    for (int l = 0; l < nlc; ++l) {
+      wt[0][l] = Periodic ? f.hinv(0) * r[0][l] + f.hinv(1) * r[1][l] : T(0);
+      wt[1][l] = Periodic ? f.hinv(2) * r[0][l] + f.hinv(3) * r[1][l] : T(0);
+      z[0][l] = z[1][l] = T(0);
+    }
+    j = n - 1;
+    for (; j - U + 1 >= 0; j -= U) backward<U>(st, s0, j, nlc, z, wt);
+    for (; j >= 0; --j) backward<1>(st, s0, j, nlc, z, wt);
+    for (int l = 0; l < nlc; ++l) info(s0 + l) = 0;
+  }
+
+  template <int UU>
+  KOKKOS_INLINE_FUNCTION void forward(const LaneStore<T>& st, int s0, int jb, int nlc, size_t ls, T (&z)[2][W],
+                                      T (&r)[2][W]) const {
+    T yv[UU][W], av[UU], bv[UU], wv[UU], g1[UU], g2[UU];
+    for (int u = 0; u < UU; ++u) {
+      av[u] = f.a(jb + u);
+      bv[u] = f.beta(jb + u);
+      wv[u] = f.w(jb + u);
+      if (Periodic) g1[u] = f.g1(jb + u), g2[u] = f.g2(jb + u);
+    }
+    load_rows<UU>(y, s0, jb, nlc, ls, yv);
+    for (int u = 0; u < UU; ++u)
+      for (int l = 0; l < nlc; ++l) {
+        const T zj = (yv[u][l] - av[u] * z[1][l] - bv[u] * z[0][l]) * wv[u];
+        z[1][l] = z[0][l], z[0][l] = zj;
+        if (Periodic) r[0][l] += g1[u] * yv[u][l], r[1][l] += g2[u] * yv[u][l];
+        zref(st, s0, jb + u, l) = zj;
+      }
+  }
+
+  template <int UU>
+  KOKKOS_INLINE_FUNCTION void backward(const LaneStore<T>& st, int s0, int jb, int nlc, T (&z)[2][W],
+                                       const T (&wt)[2][W]) const {
+    T zv[UU][W], pv[UU], qv[UU], z1[UU], z2[UU];
+    for (int u = 0; u < UU; ++u) {
+      pv[u] = f.p(jb - u);
+      qv[u] = f.q(jb - u);
+      if (Periodic) z1[u] = f.z1(jb - u), z2[u] = f.z2(jb - u);
+      for (int l = 0; l < nlc; ++l) zv[u][l] = zref(st, s0, jb - u, l);
+    }
+    for (int u = 0; u < UU; ++u)
+      for (int l = 0; l < nlc; ++l) {
+        const T xj = zv[u][l] - pv[u] * z[0][l] - qv[u] * z[1][l];
+        z[1][l] = z[0][l], z[0][l] = xj;
+        x(s0 + l, jb - u) = Periodic ? xj - wt[0][l] * z1[u] - wt[1][l] * z2[u] : xj;
+      }
+  }
+};
+
+// ---------------------------------------------------------------------------
+// PCR-Penta: cyclic reduction on the 2x2-block tridiagonal form.
+// Block row I holds rows 2I, 2I+1; A_I, B_I, C_I couple it to block rows
+// I-1, I, I+1. A row 2I+1 = n (odd n) is an identity row with y = 0.
+// Step with stride s (1, 2, 4, ..):  alpha = -A_I B_{I-s}^-1,
+// gamma = -C_I B_{I+s}^-1, A_I <- alpha A_{I-s}, C_I <- gamma C_{I+s},
+// B_I <- B_I + alpha C_{I-s} + gamma A_{I+s}, Y_I likewise; block rows outside
+// [0, m) are identity rows. After ceil(log2 m) steps X_I = B_I^-1 Y_I.
+// ---------------------------------------------------------------------------
+template <class T>
+struct M2 {
+  T a00, a01, a10, a11;
+  KOKKOS_INLINE_FUNCTION M2 operator*(const M2& o) const {
+    return {a00 * o.a00 + a01 * o.a10, a00 * o.a01 + a01 * o.a11, a10 * o.a00 + a11 * o.a10,
+            a10 * o.a01 + a11 * o.a11};
+  }
+  KOKKOS_INLINE_FUNCTION T det() const { return a00 * a11 - a01 * a10; }
+  /// Inverse (through 1/det; the caller checks det).
+  KOKKOS_INLINE_FUNCTION M2 inverse() const {
+    const T r = T(1) / det();
+    return {a11 * r, -a01 * r, -a10 * r, a00 * r};
+  }
+};
+
+template <class Exec, class BA, class BB, class BC, class BD, class BE, class BY, class BX, class Info>
+struct PCRPentaKernel {
+  using T = batch_value_t<BX>;
+  using member_type = typename Kokkos::TeamPolicy<Exec>::member_type;
+  BA a;
+  BB b;
+  BC c;
+  BD d;
+  BE e;
+  BY y;
+  BX x;
+  Info info;
+  PCRGeometry g;  // g.n = m = ceil(n / 2) block rows
+  int n;
+  T nan;
+
+  static constexpr int kVals = 14;  // A, B, C (4 each), Y (2) per block row
+  KOKKOS_INLINE_FUNCTION static size_t bytes_per_system(int m) {
+    return static_cast<size_t>(2) * kVals * m * sizeof(T) + 16;
+  }
+
+  struct Row {
+    M2<T> A, B, C;
+    T y0, y1;
+  };
+  KOKKOS_INLINE_FUNCTION static Row get(const T* buf, int I) {
+    const T* p = buf + static_cast<size_t>(I) * kVals;
+    return {{p[0], p[1], p[2], p[3]}, {p[4], p[5], p[6], p[7]}, {p[8], p[9], p[10], p[11]}, p[12], p[13]};
+  }
+  KOKKOS_INLINE_FUNCTION static void put(T* buf, int I, const Row& r) {
+    T* p = buf + static_cast<size_t>(I) * kVals;
+    const T v[kVals] = {r.A.a00, r.A.a01, r.A.a10, r.A.a11, r.B.a00, r.B.a01, r.B.a10,
+                        r.B.a11, r.C.a00, r.C.a01, r.C.a10, r.C.a11, r.y0,    r.y1};
+    for (int k = 0; k < kVals; ++k) p[k] = v[k];
+  }
+
+  /// Block row I of system s from the scalar rows 2I, 2I+1 (masked).
+  KOKKOS_INLINE_FUNCTION Row load(int s, int I) const {
+    Row r;
+    T v[2][6];  // a b c d e y of the two rows
+    for (int k = 0; k < 2; ++k) {
+      const int j = 2 * I + k;
+      if (j < n) {
+        v[k][0] = a(s, j), v[k][1] = b(s, j), v[k][2] = c(s, j), v[k][3] = d(s, j), v[k][4] = e(s, j);
+        v[k][5] = y(s, j);
+        penta_mask(j, n, v[k][0], v[k][1], v[k][3], v[k][4]);
+      } else {
+        for (int q = 0; q < 6; ++q) v[k][q] = T(0);
+        v[k][2] = T(1);
+      }
+    }
+    r.A = {v[0][0], v[0][1], T(0), v[1][0]};
+    r.B = {v[0][2], v[0][3], v[1][1], v[1][2]};
+    r.C = {v[0][4], T(0), v[1][3], v[1][4]};
+    r.y0 = v[0][5], r.y1 = v[1][5];
+    return r;
+  }
+
+  KOKKOS_FUNCTION void operator()(const member_type& mem) const {
+    const int m = g.n, ns = g.ns;
+    const PCRThread<T, member_type> th(mem, g, bytes_per_system(m));
+    const int r = th.r, s = th.s;
+    const bool live = th.live;
+    T* buf[2] = {th.buf, th.buf + static_cast<size_t>(kVals) * m};
+    int* badp = reinterpret_cast<int*>(th.buf + static_cast<size_t>(2) * kVals * m);
+    if (live) {
+      for (int I = r; I < m; I += ns) put(buf[0], I, load(s, I));
+      if (r == 0) *badp = n + 1;
+    }
+    mem.team_barrier();
+    int cur = 0;
+    int bad = n + 1;
+    for (int stride = 1; stride < m; stride *= 2) {
+      if (live) {
+        for (int I = r; I < m; I += ns) {
+          Row o = get(buf[cur], I);
+          Row nr{{T(0), T(0), T(0), T(0)}, o.B, {T(0), T(0), T(0), T(0)}, o.y0, o.y1};
+          for (int side = 0; side < 2; ++side) {
+            const int J = side == 0 ? I - stride : I + stride;
+            if (J < 0 || J >= m) continue;
+            const Row q = get(buf[cur], J);
+            const T dt = q.B.det();
+            if (!usable_pivot(dt) && 2 * J + 1 < bad) bad = 2 * J + 1;
+            const M2<T> inv = q.B.inverse();
+            const M2<T> f = (side == 0 ? o.A : o.C) * inv;  // -alpha or -gamma
+            const M2<T> far = f * (side == 0 ? q.A : q.C);
+            const M2<T> near = f * (side == 0 ? q.C : q.A);
+            if (side == 0) nr.A = {-far.a00, -far.a01, -far.a10, -far.a11};
+            else nr.C = {-far.a00, -far.a01, -far.a10, -far.a11};
+            nr.B = {nr.B.a00 - near.a00, nr.B.a01 - near.a01, nr.B.a10 - near.a10, nr.B.a11 - near.a11};
+            nr.y0 -= f.a00 * q.y0 + f.a01 * q.y1;
+            nr.y1 -= f.a10 * q.y0 + f.a11 * q.y1;
+          }
+          put(buf[1 - cur], I, nr);
+        }
+      }
+      cur = 1 - cur;
+      mem.team_barrier();
+    }
+    if (live) {
+      for (int I = r; I < m; I += ns) {
+        const Row o = get(buf[cur], I);
+        if (!usable_pivot(o.B.det()) && 2 * I + 1 < bad) bad = 2 * I + 1;
+      }
+      if (bad <= n) Kokkos::atomic_fetch_min(badp, bad);
+    }
+    mem.team_barrier();
+    if (live) {
+      const int sb = *badp;
+      for (int I = r; I < m; I += ns) {
+        const Row o = get(buf[cur], I);
+        const M2<T> inv = o.B.inverse();
+        const T x0 = inv.a00 * o.y0 + inv.a01 * o.y1, x1 = inv.a10 * o.y0 + inv.a11 * o.y1;
+        x(s, 2 * I) = sb <= n ? nan : x0;
+        if (2 * I + 1 < n) x(s, 2 * I + 1) = sb <= n ? nan : x1;
+      }
+      if (r == 0) info(s) = sb <= n ? sb : 0;
+    }
+  }
+};
+
+}  // namespace impl
+}  // namespace kband

@@ -1,0 +1,307 @@
+// kband::penta, periodic_penta, PentadiagonalFactor, pcr_penta and
+// solve_pentadiagonal against the long double dense LU reference, info codes
+// and argument errors.
+//
+// Accuracy bound: strictly diagonally dominant rows (test_penta_helpers.hpp),
+// ||x - xref||_inf / ||xref||_inf <= Tol<T>::dominant (1e-13 double, 2e-5
+// float), the bound of the tridiagonal tests. Observed maxima on Serial
+// (Kokkos 3.4, g++ 12, Release) over the whole sweep: double 7.5e-16, float
+// 3.3e-7 (printed at the end of the run, "penta*" keys): the bound keeps a
+// margin of more than 50x for other backends' rounding, while a wrong row or
+// a lost correction term gives errors of order 1.
+//
+// Every solve starts from outputs poisoned with NaN and info = -777; the
+// entries outside an ordinary matrix hold NaN, so a solver that reads them as
+// values fails. Refusals are accepted only when they name team scratch (long
+// systems with Variant::Scratch or PCR on GPUs).
+#include "test_penta_helpers.hpp"
+
+#include <memory>
+
+namespace kband_test {
+namespace {
+
+const std::vector<int>& penta_n_list() {
+  static const std::vector<int> v{1, 2, 3, 4, 5, 6, 7, 11, 64, 1000};
+  return v;
+}
+const std::vector<int>& penta_nsys_list() {
+  static const std::vector<int> v{1, 7, kSZ + 1};
+  return v;
+}
+constexpr const char* kScratchLimit = "team scratch";
+
+enum class PSolver { PerSystem, Periodic, Shared, SharedPeriodic, PCR, Auto };
+const char* psolver_name(PSolver s) {
+  static const char* const names[] = {"penta", "periodic_penta", "penta_shared", "penta_shared_periodic",
+                                      "pcr_penta", "solve_pentadiagonal"};
+  return names[static_cast<int>(s)];
+}
+bool psolver_periodic(PSolver s) { return s == PSolver::Periodic || s == PSolver::SharedPeriodic; }
+bool psolver_shared(PSolver s) { return s == PSolver::Shared || s == PSolver::SharedPeriodic; }
+
+/// Factor of a shared case (checked: info 0).
+template <class T>
+kband::PentadiagonalFactor<T> make_factor(const PentaCase<T>& cs) {
+  Exec exec;
+  const auto a = make_vector("a1", cs.a), b = make_vector("b1", cs.b), c = make_vector("c1", cs.c),
+             d = make_vector("d1", cs.d), e = make_vector("e1", cs.e);
+  kband::PentadiagonalFactor<T> f(exec, a, b, c, d, e,
+                                  cs.periodic ? kband::Boundary::Periodic : kband::Boundary::NonPeriodic);
+  exec.fence();
+  return f;
+}
+
+/// One solve of case (n, nsys) by `solver` in batch type B, with all checks.
+template <class T, class B>
+void run_penta(PSolver solver, const std::string& layout, int n, int nsys, kband::Variant variant, int team_size,
+               bool inplace) {
+  const bool periodic = psolver_periodic(solver), shared = psolver_shared(solver);
+  if (periodic && n < 5) return;
+  const PentaCase<T>& cs = get_penta_case<T>(n, nsys, shared, periodic);
+  Exec exec;
+  const B y = make_batch<B>("y", nsys, n, cs.y), x("x", nsys, n);
+  Kokkos::View<int*> info("info", nsys);
+  kband::SolveOptions opt;
+  opt.variant = variant;
+  opt.team_size = team_size;
+  const B& xo = inplace ? y : x;
+  std::ostringstream os;
+  os << psolver_name(solver) << " " << layout << " " << type_name(T()) << " n=" << n << " nsys=" << nsys
+     << " variant=" << kband::variant_name(variant) << " team_size=" << team_size << (inplace ? " in-place" : "");
+  const std::string what = os.str();
+  std::unique_ptr<PentaBatches<B>> p;
+  kband::PentadiagonalFactor<T> factor;
+  if (shared) {
+    factor = make_factor(cs);
+    ASSERT_EQ(factor.info(), 0) << what << ": factor of a regular matrix failed";
+  } else {
+    p.reset(new PentaBatches<B>(cs));
+  }
+  kband::PentadiagonalAlgorithm used = kband::PentadiagonalAlgorithm::Auto;
+  const auto call = [&] {
+    switch (solver) {
+      case PSolver::PerSystem: kband::penta(exec, p->a, p->b, p->c, p->d, p->e, y, xo, info, opt); break;
+      case PSolver::Periodic: kband::periodic_penta(exec, p->a, p->b, p->c, p->d, p->e, y, xo, info, opt); break;
+      case PSolver::PCR: kband::pcr_penta(exec, p->a, p->b, p->c, p->d, p->e, y, xo, info, opt); break;
+      case PSolver::Auto: used = kband::solve_pentadiagonal(exec, p->a, p->b, p->c, p->d, p->e, y, xo, info); break;
+      default: kband::penta(exec, factor, y, xo, info, opt); break;
+    }
+  };
+  if (!run_solver(what, xo, inplace, cs.y, info, kScratchLimit, call)) return;
+  if (solver == PSolver::Auto) {
+    EXPECT_EQ(used, kband::choose_pentadiagonal(exec, kband::impl::batch_traits<B>::layout, nsys, n, sizeof(T)))
+        << what;
+  }
+  int pad = 0;
+  const std::vector<T> xh = download(xo, &pad);
+  check_penta(what, cs, xh, download_info(info), Tol<T>::dominant, psolver_name(solver));
+  EXPECT_EQ(pad, 0) << what << ": GroupedBatch padding written";
+  if (p) {
+    EXPECT_EQ(count_differences(download(p->a), cs.a) + count_differences(download(p->b), cs.b) +
+                  count_differences(download(p->c), cs.c) + count_differences(download(p->d), cs.d) +
+                  count_differences(download(p->e), cs.e),
+              0)
+        << what << ": a..e modified";
+  }
+  if (!inplace) {
+    EXPECT_EQ(count_differences(download(y), cs.y), 0) << what << ": y modified";
+  }
+}
+
+template <class C>
+class PentaAccuracy : public ::testing::Test {
+ protected:
+  using T = typename C::value_type;
+  using L = typename C::layout;
+  using B = typename L::template batch<T>;
+  /// Every n and batch size of the issue, for the given variants / team sizes.
+  static void sweep(PSolver solver, const std::vector<kband::Variant>& variants, const std::vector<int>& teams) {
+    for (int n : penta_n_list())
+      for (int nsys : penta_nsys_list()) {
+        for (kband::Variant v : variants)
+          for (int ts : teams) run_penta<T, B>(solver, L::name(), n, nsys, v, ts, false);
+        run_penta<T, B>(solver, L::name(), n, nsys, variants.front(), teams.front(), true);
+      }
+  }
+};
+TYPED_TEST_SUITE(PentaAccuracy, SolverConfigs, CfgNames);
+
+TYPED_TEST(PentaAccuracy, PerSystem) { TestFixture::sweep(PSolver::PerSystem, all_variants(), {0}); }
+TYPED_TEST(PentaAccuracy, Periodic) { TestFixture::sweep(PSolver::Periodic, all_variants(), {0}); }
+TYPED_TEST(PentaAccuracy, SharedFactor) { TestFixture::sweep(PSolver::Shared, all_variants(), {0}); }
+TYPED_TEST(PentaAccuracy, SharedFactorPeriodic) { TestFixture::sweep(PSolver::SharedPeriodic, all_variants(), {0}); }
+TYPED_TEST(PentaAccuracy, PCR) { TestFixture::sweep(PSolver::PCR, {kband::Variant::Auto}, {0, 32}); }
+TYPED_TEST(PentaAccuracy, SolvePentadiagonal) { TestFixture::sweep(PSolver::Auto, {kband::Variant::Auto}, {0}); }
+
+// ---------------------------------------------------------------------------
+// info codes
+// ---------------------------------------------------------------------------
+template <class C>
+class PentaInfo : public ::testing::Test {};
+TYPED_TEST_SUITE(PentaInfo, SolverConfigs, CfgNames);
+
+/// Per-system solvers with two broken systems out of 7: s1 gets entry `v1` at
+/// (row j1) of diagonal k1, s2 a whole zero row j2. The broken systems must
+/// report info in [lo, hi] (exactly `exact1` / `exact2` when > 0) with NaN x;
+/// the others must be solved.
+template <class T, class B>
+void broken_systems(PSolver solver, const std::string& layout, int n, int k1, int j1, T v1, int exact1, int j2,
+                    int exact2) {
+  const int nsys = 7, s1 = 2, s2 = 6;
+  const bool periodic = solver == PSolver::Periodic;
+  PentaCase<T> cs = get_penta_case<T>(n, nsys, false, periodic);
+  (*cs.diag(k1))[cs.idx(s1, j1)] = v1;
+  for (int k = 0; k < 5; ++k) (*cs.diag(k))[cs.idx(s2, j2)] = T(0);
+  const PentaBatches<B> p(cs);
+  const B x("x", nsys, n);
+  Kokkos::View<int*> info("info", nsys);
+  Exec exec;
+  const std::string what = std::string(psolver_name(solver)) + " " + layout + " " + type_name(T()) +
+                           " n=" + std::to_string(n);
+  const auto call = [&] {
+    if (solver == PSolver::PerSystem) kband::penta(exec, p.a, p.b, p.c, p.d, p.e, p.y, x, info);
+    else if (solver == PSolver::Periodic) kband::periodic_penta(exec, p.a, p.b, p.c, p.d, p.e, p.y, x, info);
+    else kband::pcr_penta(exec, p.a, p.b, p.c, p.d, p.e, p.y, x, info);
+  };
+  if (!run_solver(what, x, false, cs.y, info, kScratchLimit, call)) return;
+  const std::vector<T> xh = download(x);
+  const std::vector<int> ih = download_info(info);
+  for (int s : {s1, s2}) {
+    const int exact = s == s1 ? exact1 : exact2;
+    if (exact > 0) EXPECT_EQ(ih[s], exact) << what << " s=" << s;
+    EXPECT_GE(ih[s], 1) << what << " s=" << s;
+    EXPECT_LE(ih[s], n) << what << " s=" << s;
+    EXPECT_TRUE(all_nan(xh.data() + cs.idx(s, 0), n)) << what << " s=" << s << ": x not NaN";
+  }
+  check_penta(what, cs, xh, ih, Tol<T>::dominant, psolver_name(solver), [&](int s) { return s == s1 || s == s2; });
+}
+
+TYPED_TEST(PentaInfo, ZeroAndNonFinitePivots) {
+  using T = typename TypeParam::value_type;
+  using L = typename TypeParam::layout;
+  using B = typename L::template batch<T>;
+  for (int n : {1, 2, 5, 11, 64}) {
+    const int mid = n / 2;
+    // elimination: c(s1, 0) = 0 is the pivot of row 1; a zero row j2 gives info j2 + 1
+    broken_systems<T, B>(PSolver::PerSystem, L::name(), n, 2, 0, T(0), 1, mid, mid + 1);
+    // a NaN on the diagonal of the last row
+    broken_systems<T, B>(PSolver::PerSystem, L::name(), n, 2, n - 1, nan_value<T>(), n, mid, mid + 1);
+    // PCR: some row of the broken systems, in [1, n]
+    broken_systems<T, B>(PSolver::PCR, L::name(), n, 2, mid, nan_value<T>(), 0, n - 1, 0);
+    if (n >= 5) {
+      // periodic: c(s, 1) = 0 makes G singular (info 2); a zero row as above
+      broken_systems<T, B>(PSolver::Periodic, L::name(), n, 2, 1, T(0), 2, mid, 0);
+    }
+  }
+}
+
+// A singular shared matrix: the factor reports the row, every system gets the
+// same info and NaN.
+TYPED_TEST(PentaInfo, SharedFactor) {
+  using T = typename TypeParam::value_type;
+  using L = typename TypeParam::layout;
+  using B = typename L::template batch<T>;
+  Exec exec;
+  for (bool periodic : {false, true})
+    for (int n : {1, 5, 11, 64}) {
+      if (periodic && n < 5) continue;
+      const int nsys = 7;
+      PentaCase<T> cs = get_penta_case<T>(n, nsys, true, periodic);
+      // ordinary: a zero last row (info n); periodic: c(1) = 0 (info 2)
+      if (periodic) cs.c[1] = T(0);
+      else
+        for (int k = 0; k < 5; ++k) (*cs.diag(k))[n - 1] = T(0);
+      const kband::PentadiagonalFactor<T> factor = make_factor(cs);
+      const int expect = periodic ? 2 : n;
+      EXPECT_EQ(factor.info(), expect) << "n=" << n << " periodic=" << periodic;
+      const B y = make_batch<B>("y", nsys, n, cs.y), x("x", nsys, n);
+      Kokkos::View<int*> info("info", nsys);
+      ASSERT_TRUE(run_solver("shared zero pivot", x, false, cs.y, info, nullptr,
+                             [&] { kband::penta(exec, factor, y, x, info); }));
+      const std::vector<T> xh = download(x);
+      for (int v : download_info(info)) EXPECT_EQ(v, expect) << "n=" << n;
+      EXPECT_TRUE(all_nan(xh.data(), nsys * n)) << "n=" << n;
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Argument errors: kband::Error naming the problem, nothing written.
+// ---------------------------------------------------------------------------
+template <class F>
+void expect_error(const std::string& what, const char* token, const Kokkos::View<int*>& info, F&& f) {
+  poison_info(info);
+  try {
+    f();
+    Exec().fence();
+    ADD_FAILURE() << what << ": no kband::Error";
+  } catch (const kband::Error& e) {
+    EXPECT_NE(std::string(e.what()).find(token), std::string::npos) << what << ": message '" << e.what() << "'";
+  }
+  for (int v : download_info(info)) EXPECT_EQ(v, kInfoPoison) << what << ": info written";
+}
+
+TEST(PentaErrors, BadArguments) {
+  using T = double;
+  using B = kband::ContiguousBatch<T>;
+  Exec exec;
+  const int nsys = 3, n = 6;
+  const PentaCase<T>& cs = get_penta_case<T>(n, nsys, false, false);
+  const PentaBatches<B> p(cs);
+  const B x("x", nsys, n), e5("e5", nsys, n - 1), x4("x4", nsys, 4);
+  const kband::InterleavedBatch<T> yi("yi", nsys, n);
+  Kokkos::View<int*> info("info", nsys), info2("info2", nsys + 1);
+  expect_error("e extent", "argument 'e'", info, [&] { kband::penta(exec, p.a, p.b, p.c, p.d, e5, p.y, x, info); });
+  expect_error("info extent", "argument 'info'", info2,
+               [&] { kband::penta(exec, p.a, p.b, p.c, p.d, p.e, p.y, x, info2); });
+  expect_error("layout", "argument 'y' is interleaved", info,
+               [&] { kband::penta(exec, p.a, p.b, p.c, p.d, p.e, yi, x, info); });
+  expect_error("alias", "must not alias", info, [&] { kband::penta(exec, p.a, p.b, p.c, p.d, p.e, p.y, p.c, info); });
+  expect_error("pcr alias", "must not alias", info,
+               [&] { kband::pcr_penta(exec, p.a, p.b, p.c, p.d, p.e, p.y, p.e, info); });
+  {
+    const B a4("a4", nsys, 4), b4("b4", nsys, 4), c4("c4", nsys, 4), d4("d4", nsys, 4), e4("e4", nsys, 4),
+        y4("y4", nsys, 4);
+    expect_error("periodic n=4", "the minimum is 5", info,
+                 [&] { kband::periodic_penta(exec, a4, b4, c4, d4, e4, y4, x4, info); });
+  }
+  kband::PentadiagonalOptions po;
+  po.algorithm = kband::PentadiagonalAlgorithm::PCR;
+  po.boundary = kband::Boundary::Periodic;
+  expect_error("pcr periodic", "does not solve periodic", info,
+               [&] { kband::solve_pentadiagonal(exec, p.a, p.b, p.c, p.d, p.e, p.y, x, info, po); });
+  // factors
+  const Kokkos::View<T*> v4("v4", 4), v6("v6", 6), v5("v5", 5);
+  EXPECT_THROW(kband::PentadiagonalFactor<T>(exec, v6, v6, v6, v5, v6), kband::Error);
+  EXPECT_THROW(kband::PentadiagonalFactor<T>(exec, v4, v4, v4, v4, v4, kband::Boundary::Periodic), kband::Error);
+  const kband::PentadiagonalFactor<T> f5 = [&] {
+    const PentaCase<T>& c5 = get_penta_case<T>(5, 1, true, false);
+    return make_factor(c5);
+  }();
+  expect_error("factor n", "built for n=5", info, [&] { kband::penta(exec, f5, p.y, x, info); });
+  expect_error("empty factor", "default-constructed", info,
+               [&] { kband::penta(exec, kband::PentadiagonalFactor<T>(), p.y, x, info); });
+  // nothing was written into x by the refused calls
+  for (T v : download(x)) EXPECT_EQ(v, T(0));
+}
+
+// choose_pentadiagonal: elimination on the host and for periodic systems.
+TEST(PentaErrors, ChooseAlgorithm) {
+  Exec exec;
+  const bool dev = device_backend();
+  for (int nsys : {1, 100000}) {
+    const auto alg = kband::choose_pentadiagonal(exec, kband::Layout::Contiguous, nsys, 64);
+    if (!dev || nsys == 100000) {
+      EXPECT_EQ(alg, kband::PentadiagonalAlgorithm::Elimination) << nsys;
+    } else {
+      EXPECT_EQ(alg, kband::PentadiagonalAlgorithm::PCR) << nsys;
+    }
+    EXPECT_EQ(kband::choose_pentadiagonal(exec, kband::Layout::Contiguous, nsys, 64, 8, kband::Boundary::Periodic),
+              kband::PentadiagonalAlgorithm::Elimination);
+  }
+  EXPECT_STREQ(kband::algorithm_name(kband::PentadiagonalAlgorithm::PCR), "pcr");
+  EXPECT_STREQ(kband::algorithm_name(kband::PentadiagonalAlgorithm::Elimination), "elimination");
+}
+
+}  // namespace
+}  // namespace kband_test
