@@ -1,25 +1,35 @@
 // kband::solve_tridiagonal -- one entry point that picks the algorithm.
 //
 // Thomas (one thread per system, O(n) work) when the batch alone fills the
-// machine or when running on a CPU; PCR (one team per system, rows on chip)
-// when the systems are too few to occupy a GPU with a thread each. The choice can be forced
-// through TridiagonalOptions::algorithm and queried with choose_tridiagonal.
+// machine or when running on a CPU; when the systems are too few to occupy a
+// GPU with a thread each: PCR (one team per system, rows on chip) while a
+// system fits PCR's team scratch, else the Thomas-PCR hybrid (several threads
+// and, for very long systems, several teams per system). The choice can be
+// forced through TridiagonalOptions::algorithm and queried with
+// choose_tridiagonal.
 #pragma once
 
+#include "kband_Hybrid.hpp"
 #include "kband_PCR.hpp"
 #include "kband_Thomas.hpp"
 
 namespace kband {
 
-enum class TridiagonalAlgorithm { Auto, Thomas, PCR };
+enum class TridiagonalAlgorithm { Auto, Thomas, PCR, Hybrid };
 
 inline const char* algorithm_name(TridiagonalAlgorithm a) {
-  return a == TridiagonalAlgorithm::Thomas ? "thomas" : (a == TridiagonalAlgorithm::PCR ? "pcr" : "auto");
+  switch (a) {
+    case TridiagonalAlgorithm::Thomas: return "thomas";
+    case TridiagonalAlgorithm::PCR: return "pcr";
+    case TridiagonalAlgorithm::Hybrid: return "hybrid";
+    default: return "auto";
+  }
 }
 
 struct TridiagonalOptions {
   TridiagonalAlgorithm algorithm = TridiagonalAlgorithm::Auto;
-  SolveOptions solve = {};
+  SolveOptions solve = {};    // Thomas and PCR
+  HybridOptions hybrid = {};  // the hybrid
 };
 
 /// The algorithm solve_tridiagonal would use on `exec` for nsys systems of n
@@ -28,19 +38,23 @@ template <class Exec>
 TridiagonalAlgorithm choose_tridiagonal(const Exec& exec, Layout layout, int nsys, int n,
                                         size_t elem_bytes = sizeof(double)) {
   if (!impl::is_device_exec<Exec>::value) return TridiagonalAlgorithm::Thomas;
-  const size_t pcr_bytes = static_cast<size_t>(8) * n * elem_bytes + 16;
-  const bool pcr_fits = pcr_bytes <= static_cast<size_t>(Kokkos::TeamPolicy<Exec>::scratch_size_max(0));
-  if (!pcr_fits) return TridiagonalAlgorithm::Thomas;
   // A thread per system needs several threads per core to hide memory latency;
   // with enough systems Thomas wins on every layout (H200, contiguous, 2^20
   // systems of 128 rows: Thomas 8.3x, PCR 12.5x the copy time).
   (void)layout;
   const long threads = static_cast<long>(exec.concurrency());
-  return static_cast<long>(nsys) * 4 < threads ? TridiagonalAlgorithm::PCR : TridiagonalAlgorithm::Thomas;
+  if (static_cast<long>(nsys) * 4 >= threads) return TridiagonalAlgorithm::Thomas;
+  // Too few systems: PCR while its rows fit on chip, the hybrid beyond
+  // (several threads per system, several teams for very long systems).
+  const size_t pcr_bytes = static_cast<size_t>(8) * n * elem_bytes + 16;
+  const bool pcr_fits = pcr_bytes <= static_cast<size_t>(Kokkos::TeamPolicy<Exec>::scratch_size_max(0));
+  return pcr_fits ? TridiagonalAlgorithm::PCR : TridiagonalAlgorithm::Hybrid;
 }
 
 /// Solves every system of the batch; returns the algorithm it used. The
 /// workspace is used by Thomas' Global variant (see thomas_workspace_size).
+/// Layouts, extents and info codes as for kband::thomas; no pivoting (every
+/// choice is stable for diagonally dominant and SPD systems).
 template <class Exec, class BA, class BB, class BC, class BD, class BX, class Info>
 TridiagonalAlgorithm solve_tridiagonal(
     const Exec& exec, const BA& a, const BB& b, const BC& c, const BD& d, const BX& x, const Info& info,
@@ -54,6 +68,8 @@ TridiagonalAlgorithm solve_tridiagonal(
     alg = choose_tridiagonal(exec, tx::layout, tx::nsys(x), tx::n(x), sizeof(impl::batch_value_t<BX>));
   if (alg == TridiagonalAlgorithm::PCR)
     pcr(exec, a, b, c, d, x, info, opt.solve);
+  else if (alg == TridiagonalAlgorithm::Hybrid)
+    hybrid(exec, a, b, c, d, x, info, opt.hybrid);
   else
     thomas(exec, a, b, c, d, x, info, opt.solve, workspace);
   return alg;
