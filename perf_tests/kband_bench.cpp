@@ -74,7 +74,7 @@ struct Options {
 void print_help(const char* argv0) {
   std::printf(
       "Usage: %s [options] [--kokkos-... Kokkos options]\n"
-      "       %s SUITE [suite options]   (SUITE: penta, distd2, cg; SUITE --help)\n"
+      "       %s SUITE [suite options]   (SUITE: penta, distd2, cg, transport; SUITE --help)\n"
       "\n"
       "Times kband's batched Thomas solvers (per-system and shared coefficients,\n"
       "periodic and not, three layouts, Global/Scratch/Auto variants) on a fixed\n"
