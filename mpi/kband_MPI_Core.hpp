@@ -143,8 +143,8 @@ enum class BufferPath { Auto, Direct, Staged };
 struct CommConfig {
   bool gpu_aware = gpu_aware_default();
   BufferPath path = BufferPath::Auto;
-  /// First MPI tag kband uses on the communicator (kband uses tags
-  /// tag_base .. tag_base + 15).
+  /// First MPI tag kband uses on the grid's communicator (kband uses tags
+  /// tag_base .. tag_base + 19).
   int tag_base = 7200;
 };
 

@@ -81,5 +81,60 @@ void from_lines(const Exec& exec, Direction dir, const B& lines, const DistField
   lines_to_field(exec, dir, lines, f.local());
 }
 
+/// The whole global field on the host: on rank `root` of grid.comm(), or on
+/// every rank when root < 0 (MPI_Gatherv / MPI_Allgatherv; collective, fences
+/// through the host copy of the local block). Other ranks get an empty View.
+/// For checks and output of small fields, not for performance.
+template <class T, class L, class M>
+Kokkos::View<T***, Kokkos::LayoutLeft, Kokkos::HostSpace> gather(const DistField<T, L, M>& f, int root = -1) {
+  kband::impl::ProfilingRegion region("kband::mpi::gather");
+  const CartGrid& g = f.grid();
+  const Decomposition& dec = f.decomposition();
+  const int p = g.size();
+  std::vector<int> counts(p), displs(p);
+  std::vector<std::array<int, 6>> box(p);  // offset and extent of every rank's block
+  for (int r = 0; r < p; ++r) {
+    int c[3];
+    check(MPI_Cart_coords(g.comm(), r, 3, c), "MPI_Cart_coords");
+    long long cnt = 1;
+    for (int d = 0; d < 3; ++d) {
+      box[r][d] = dec.offset(static_cast<Direction>(d), c[d]);
+      box[r][3 + d] = dec.count(static_cast<Direction>(d), c[d]);
+      cnt *= box[r][3 + d];
+    }
+    counts[r] = static_cast<int>(cnt);
+    displs[r] = r ? displs[r - 1] + counts[r - 1] : 0;
+  }
+  Kokkos::View<T***, Kokkos::LayoutLeft, Kokkos::HostSpace> mine("kband::mpi::gather_local", f.local_extent(Direction::X),
+                                                                 f.local_extent(Direction::Y),
+                                                                 f.local_extent(Direction::Z));
+  {
+    auto h = Kokkos::create_mirror_view(f.local());
+    Kokkos::deep_copy(h, f.local());
+    Kokkos::deep_copy(mine, h);
+  }
+  const bool all = root < 0, here = all || g.rank() == root;
+  std::vector<T> buf(here ? static_cast<size_t>(displs[p - 1]) + counts[p - 1] : 0);
+  if (all)
+    check(MPI_Allgatherv(mine.data(), counts[g.rank()], datatype<T>(), buf.data(), counts.data(), displs.data(),
+                         datatype<T>(), g.comm()),
+          "MPI_Allgatherv");
+  else
+    check(MPI_Gatherv(mine.data(), counts[g.rank()], datatype<T>(), buf.data(), counts.data(), displs.data(),
+                      datatype<T>(), root, g.comm()),
+          "MPI_Gatherv");
+  Kokkos::View<T***, Kokkos::LayoutLeft, Kokkos::HostSpace> out("kband::mpi::gather", here ? dec.global[0] : 0,
+                                                                here ? dec.global[1] : 0, here ? dec.global[2] : 0);
+  if (!here) return out;
+  for (int r = 0; r < p; ++r) {
+    const auto& b = box[r];
+    size_t q = displs[r];
+    for (int k = 0; k < b[5]; ++k)
+      for (int j = 0; j < b[4]; ++j)
+        for (int i = 0; i < b[3]; ++i) out(b[0] + i, b[1] + j, b[2] + k) = buf[q++];
+  }
+  return out;
+}
+
 }  // namespace mpi
 }  // namespace kband

@@ -22,7 +22,9 @@ namespace kband {
 namespace mpi {
 namespace impl {
 
-enum ExchangeKind { kHaloTag = 0, kBoundaryTag = 1 };
+/// Message channels (tags tag_base + 6 * channel + 2 * direction + side):
+/// exchanges that may be in flight at once along one direction differ in channel.
+enum ExchangeChannel { kHaloChannel = 0, kBoundaryChannel = 1, kDistD2Channel = 2 };
 
 /// Checks on grid.comm() that `value` is the same on every rank of this
 /// rank's line along `dir`; every rank of the grid throws the same Error if not.
@@ -44,12 +46,12 @@ class NeighbourExchange {
   using host_buffer_type = Kokkos::View<T*, Kokkos::HostSpace>;
 
   NeighbourExchange() = default;
-  NeighbourExchange(const CartGrid& grid, Direction dir, long long m, int kind, const CommConfig& cfg)
+  NeighbourExchange(const CartGrid& grid, Direction dir, long long m, int channel, const CommConfig& cfg)
       : comm_(grid.comm()),
         prev_(grid.prev(dir)),
         next_(grid.next(dir)),
         m_(m),
-        tag_(cfg.tag_base + 6 * kind + 2 * static_cast<int>(dir)),
+        tag_(cfg.tag_base + 6 * channel + 2 * static_cast<int>(dir)),
         direct_(direct_path<Mem>(cfg)) {
     kband::impl::require(m <= INT_MAX, kband::impl::concat("kband::mpi: a message of ", m, " elements exceeds INT_MAX"));
     send_ = buffer_type(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kband::mpi::send"), 2 * m);
@@ -112,8 +114,9 @@ class NeighbourExchange {
 };
 
 /// Pack (Unpack = false) the first / last `depth` rows of every line into the
-/// send buffer, or unpack (Unpack = true) the receive buffer into lo / hi.
-/// Flat index k = side * m + (g * depth + r) * SZ + l; padding slots skipped.
+/// send buffer, or unpack (Unpack = true) the receive buffer into rows
+/// lo_row.. of lo and hi_row.. of hi. Flat index k = side * m + (g * depth + r)
+/// * SZ + l; padding slots skipped.
 template <class T, int SZ, class Mem, bool Unpack>
 struct HaloCopy {
   GroupedBatch<T, SZ, Mem> u, lo, hi;
@@ -121,6 +124,7 @@ struct HaloCopy {
   int depth, nsys;
   long long m;
   bool do_lo, do_hi;
+  int lo_row, hi_row;
   KOKKOS_INLINE_FUNCTION void operator()(const long long k) const {
     const int side = k >= m ? 1 : 0;
     const long long kk = k - side * m;
@@ -131,9 +135,9 @@ struct HaloCopy {
     if (!Unpack) {
       buf(k) = u.view()(g, side == 0 ? r : u.n() - depth + r, l);
     } else if (side == 0) {
-      if (do_lo) lo.view()(g, r, l) = buf(k);
+      if (do_lo) lo.view()(g, lo_row + r, l) = buf(k);
     } else if (do_hi) {
-      hi.view()(g, r, l) = buf(k);
+      hi.view()(g, hi_row + r, l) = buf(k);
     }
   }
 };
@@ -145,14 +149,17 @@ struct HaloCopy {
 /// Construction is collective on grid.comm() and checks that depth is the same
 /// everywhere, 1 <= depth <= 4 <= ... and depth <= n on every rank, and that
 /// ranks of one line have the same nsys; every rank throws the same
-/// kband::Error otherwise. One exchange may be in flight per object.
+/// kband::Error otherwise. One exchange may be in flight per object; objects
+/// whose exchanges overlap in time along one direction need distinct
+/// `channel`s (0..2; BoundaryExchange uses 1, DistDerivative 0 and 2).
 template <class T, int SZ = default_sz<>::value, class Mem = Kokkos::DefaultExecutionSpace::memory_space>
 class HaloExchange {
  public:
   using batch_type = GroupedBatch<T, SZ, Mem>;
 
   HaloExchange() = default;
-  HaloExchange(const CartGrid& grid, Direction dir, int depth, int nsys, int n, const CommConfig& cfg = {})
+  HaloExchange(const CartGrid& grid, Direction dir, int depth, int nsys, int n, const CommConfig& cfg = {},
+               int channel = impl::kHaloChannel)
       : grid_(grid), dir_(dir), depth_(depth), nsys_(nsys), n_(n) {
     kband::impl::ProfilingRegion region("kband::mpi::HaloExchange");
     const char* fn = "kband::mpi::HaloExchange";
@@ -162,7 +169,8 @@ class HaloExchange {
                              " (nsys = ", nsys, ")"));
     impl::require_line_uniform(grid, dir, fn, "nsys (lines per rank)", nsys);
     const long long m = static_cast<long long>(batch_type::groups_for(nsys)) * depth * SZ;
-    x_ = impl::NeighbourExchange<T, Mem>(grid, dir, m, impl::kHaloTag, cfg);
+    kband::impl::require(channel >= 0 && channel <= 2, kband::impl::concat(fn, ": channel ", channel, " not in 0..2"));
+    x_ = impl::NeighbourExchange<T, Mem>(grid, dir, m, channel, cfg);
   }
 
   int depth() const { return depth_; }
@@ -185,14 +193,22 @@ class HaloExchange {
 
   /// Waits for the messages and unpacks them into lo and hi (extents
   /// (nsys, depth)) on exec; no fence. A side without a neighbour (end of a
-  /// non-periodic direction) is left untouched.
+  /// non-periodic direction) is left untouched. With lo_row / hi_row, lo and
+  /// hi may be taller: the halo goes to rows lo_row .. lo_row+depth-1 (hi_row ..).
   template <class Exec>
-  void finish(const Exec& exec, const batch_type& lo, const batch_type& hi) {
-    kband::impl::ProfilingRegion region("kband::mpi::HaloExchange::finish");
-    kband::impl::check_batch("kband::mpi::HaloExchange::finish", "lo", lo, nsys_, depth_);
-    kband::impl::check_batch("kband::mpi::HaloExchange::finish", "hi", hi, nsys_, depth_);
+  void finish(const Exec& exec, const batch_type& lo, const batch_type& hi, int lo_row = 0, int hi_row = 0) {
+    const char* fn = "kband::mpi::HaloExchange::finish";
+    kband::impl::ProfilingRegion region(fn);
+    for (int side = 0; side < 2; ++side) {
+      const batch_type& b = side ? hi : lo;
+      const int row = side ? hi_row : lo_row;
+      kband::impl::require(b.nsys() == nsys_ && row >= 0 && row + depth_ <= b.n(),
+                           kband::impl::concat(fn, ": argument '", side ? "hi" : "lo", "' (", b.label(),
+                                               ") has extents (nsys=", b.nsys(), ", n=", b.n(), "), expected nsys=",
+                                               nsys_, " and rows ", row, " .. ", row + depth_ - 1));
+    }
     x_.wait(exec);
-    launch<true>(exec, lo, lo, hi);
+    launch<true>(exec, lo, lo, hi, lo_row, hi_row);
   }
 
   /// start() then finish().
@@ -204,11 +220,12 @@ class HaloExchange {
 
  private:
   template <bool Unpack, class Exec>
-  void launch(const Exec& exec, const batch_type& u, const batch_type& lo, const batch_type& hi) {
+  void launch(const Exec& exec, const batch_type& u, const batch_type& lo, const batch_type& hi, int lo_row = 0,
+              int hi_row = 0) {
     if (x_.m() == 0) return;
-    impl::HaloCopy<T, SZ, Mem, Unpack> f{u,        lo,      hi,           Unpack ? x_.recv() : x_.send(),
-                                         depth_,   nsys_,   x_.m(),       x_.has_prev(),
-                                         x_.has_next()};
+    impl::HaloCopy<T, SZ, Mem, Unpack> f{u,      lo,     hi,     Unpack ? x_.recv() : x_.send(),
+                                         depth_, nsys_,  x_.m(), x_.has_prev(),
+                                         x_.has_next(), lo_row, hi_row};
     Kokkos::parallel_for(Unpack ? "kband::mpi::halo_unpack" : "kband::mpi::halo_pack",
                          Kokkos::RangePolicy<Exec, Kokkos::IndexType<long long>>(exec, 0, 2 * x_.m()), f);
   }
@@ -232,7 +249,7 @@ class BoundaryExchange {
   BoundaryExchange(const CartGrid& grid, Direction dir, long long count, const CommConfig& cfg = {}) {
     kband::impl::ProfilingRegion region("kband::mpi::BoundaryExchange");
     impl::require_line_uniform(grid, dir, "kband::mpi::BoundaryExchange", "count", count);
-    x_ = impl::NeighbourExchange<T, Mem>(grid, dir, count, impl::kBoundaryTag, cfg);
+    x_ = impl::NeighbourExchange<T, Mem>(grid, dir, count, impl::kBoundaryChannel, cfg);
   }
 
   bool direct() const { return x_.direct(); }
