@@ -1,0 +1,287 @@
+// Preprocessing (host) and kernels of DistD2 (kband_DistD2.hpp).
+//
+// Notation for one subdomain of n rows (local rows 0..n-1): row j of the
+// operator matrix is  l_j x_{j-1} + m_j x_j + u_j x_{j+1} = rhs_j, where
+// x_{-1} is the previous subdomain's last unknown and x_n the next one's first.
+//
+// Forward pass (seed 002, Algorithm 5 lines 1-12 / Algorithm 6 lines 1-12):
+// rows 0 and 1 are only normalised, rows j >= 2 eliminate x_{j-1}:
+//     d_j = f_j (rhs_j - r_j d_{j-1})        (r_0 = r_1 = 0)
+// leaving  x_j + sa_j x_0 + sc_j x_{j+1} = d_j  for 1 <= j <= n-1 (sa_j is the
+// coefficient of the first unknown s = x_0; for j = n-1, sc is that of x_n),
+// and  x_0 + sa_0 x_{-1} + sc_0 x_1 = d_0.
+// The backward elimination of the paper (Algorithm 6 lines 13-20) serves only
+// to give the first row its final form  s + A x_{-1} + B e = D_0  (e = x_{n-1});
+// here D_0 = sum_j g_j d_j is accumulated during the forward pass with weights g
+// precomputed by the preprocessing (as the periodic Thomas accumulates g.d), and
+// the backward sweep moves into the substitution, which then runs the ordinary
+// Thomas back-substitution  x_j = d_j - sa_j s - sc_j x_{j+1}  from x_{n-1} = e.
+// Same arithmetic model, same 2x2 systems, but the field is streamed twice
+// (decouple: read input, write d; substitution: read and write d) instead of
+// three times: 4 field-sized transfers instead of the paper's 6 (Table 3).
+// Last row:  e + C s + E x_n = D_{n-1} = d_{n-1}.  DistD2 drops B and C.
+#pragma once
+
+#include "kband_Compact_impl.hpp"
+
+#include <cmath>
+#include <limits>
+#include <vector>
+
+namespace kband {
+namespace impl {
+
+/// Result of the host preprocessing of one subdomain (long double).
+struct DistD2Pre {
+  std::vector<long double> f, r, g, sa, sc;
+  long double A = 0, B = 0, C = 0, E = 0;
+  int bad_row = 0;  // 1-based row of an unusable pivot, 0 if none
+};
+
+template <class Scheme>
+void distd2_local_row(const Scheme& s, int i, int n, bool lo_closed, bool hi_closed, long double& l,
+                      long double& m, long double& u) {
+  const int big = 1 << 20;  // a line long enough that its ends do not meet
+  int gi = 2;               // an interior row
+  if (lo_closed && i < 2) gi = i;
+  else if (hi_closed && i >= n - 2) gi = big - n + i;
+  const auto r = s.row(gi, big);
+  l = r.lower;
+  m = r.diag;
+  u = r.upper;
+}
+
+inline bool distd2_usable(long double v) { return std::isfinite(static_cast<double>(v)) && v != 0; }
+
+/// Algorithm 5 (adapted as described at the top of this file), n >= 3.
+template <class Scheme>
+DistD2Pre distd2_preprocess(const Scheme& s, int n, bool lo_closed, bool hi_closed) {
+  DistD2Pre p;
+  p.f.assign(n, 0);
+  p.r.assign(n, 0);
+  p.g.assign(n, 0);
+  p.sa.assign(n, 0);
+  p.sc.assign(n, 0);
+  std::vector<long double> sab(n, 0), scb(n, 0), gam(n, 0);
+  for (int j = 0; j < n; ++j) {
+    long double l, m, u;
+    distd2_local_row(s, j, n, lo_closed, hi_closed, l, m, u);
+    const long double piv = j < 2 ? m : m - l * p.sc[j - 1];
+    if (p.bad_row == 0 && !distd2_usable(piv)) p.bad_row = j + 1;
+    p.f[j] = 1 / piv;
+    p.r[j] = j < 2 ? 0 : l;
+    p.sa[j] = j < 2 ? l * p.f[j] : -l * p.sa[j - 1] * p.f[j];
+    p.sc[j] = u * p.f[j];
+  }
+  sab[n - 2] = p.sa[n - 2];
+  scb[n - 2] = p.sc[n - 2];
+  for (int j = n - 3; j >= 1; --j) {
+    sab[j] = p.sa[j] - p.sc[j] * sab[j + 1];
+    scb[j] = -p.sc[j] * scb[j + 1];
+  }
+  const long double den = 1 - p.sc[0] * sab[1];
+  if (p.bad_row == 0 && !distd2_usable(den)) p.bad_row = 1;
+  const long double w0 = 1 / den;
+  gam[1] = 1;
+  for (int k = 2; k <= n - 2; ++k) gam[k] = -gam[k - 1] * p.sc[k - 1];
+  p.g[0] = w0;
+  for (int k = 1; k <= n - 2; ++k) p.g[k] = -w0 * p.sc[0] * gam[k];
+  p.A = w0 * p.sa[0];
+  p.B = -w0 * p.sc[0] * scb[1];
+  p.C = p.sa[n - 1];
+  p.E = p.sc[n - 1];
+  return p;
+}
+
+/// Preprocessed arrays of one subdomain on the memory space.
+template <class T, class Mem>
+struct DistD2Data {
+  Kokkos::View<T*, Mem> f, r, g, sa, sc;
+  CompactStencil<T> stencil;
+  int n = 0;
+  bool lo_closed = false, hi_closed = false;  // closure rows at local 0,1 / n-2,n-1
+};
+
+template <class T, int SZ, class Mem>
+using GroupedView = typename GroupedBatch<T, SZ, Mem>::view_type;
+
+/// The systems (lanes) a work item owns: one system on GPUs (W = 1), a whole
+/// group of SZ on CPUs (W = SZ, the lane loop vectorises).
+template <int SZ, int W>
+struct DistD2Lanes {
+  int g, l0, nl;
+  KOKKOS_INLINE_FUNCTION DistD2Lanes(const int item, const int nsys) {
+    if (W == 1) {
+      g = item / SZ;
+      l0 = item % SZ;
+      nl = item < nsys ? 1 : 0;
+    } else {
+      g = item;
+      l0 = 0;
+      nl = nsys - item * SZ < SZ ? nsys - item * SZ : SZ;
+    }
+  }
+};
+
+/// Decoupling phase: RHS stencil fused into the forward pass (Algorithm 6).
+template <class T, int SZ, class Mem, int W, int U>
+struct DistD2DecoupleKernel {
+  DistD2Data<T, Mem> p;
+  GroupedView<T, SZ, Mem> in, lo, hi, out, bnd;
+  int row0, nsys;
+
+  KOKKOS_INLINE_FUNCTION T point(const int g, const int l, const int q) const {
+    const int n = p.n;
+    return q < 0 ? lo(g, q + 2, l) : (q >= n ? hi(g, q - n, l) : in(g, row0 + q, l));
+  }
+
+  /// Row j whose window may leave the subdomain (rows 0, 1, n-2, n-1).
+  KOKKOS_INLINE_FUNCTION void edge_row(const int g, const int l0, const int nlc, const int j, T (&dprev)[W],
+                                       T (&dot)[W]) const {
+    const T* c;
+    int o;
+    p.stencil.window(j, p.n, p.lo_closed, p.hi_closed, c, o);
+    const T fj = p.f(j), rj = p.r(j), gj = p.g(j);
+    for (int l = 0; l < nlc; ++l) {
+      T rhs = 0;
+      for (int q = 0; q < 5; ++q)
+        if (c[q] != T(0)) rhs += c[q] * point(g, l0 + l, j + o + q);
+      const T d = fj * (rhs - rj * dprev[l]);
+      out(g, row0 + j, l0 + l) = d;
+      dot[l] += gj * d;
+      dprev[l] = d;
+    }
+  }
+
+  /// Rows jb .. jb+UU-1 of the interior (windows inside the subdomain);
+  /// win[0..3] holds rows jb-2 .. jb+1 and is advanced by UU rows.
+  template <int UU>
+  KOKKOS_INLINE_FUNCTION void bulk(const int g, const int l0, const int nlc, const int jb, T (&win)[4][W],
+                                   T (&dprev)[W], T (&dot)[W]) const {
+    T v[UU + 4][W];
+    T fv[UU], rv[UU], gv[UU];
+    for (int u = 0; u < UU; ++u) {
+      fv[u] = p.f(jb + u);
+      rv[u] = p.r(jb + u);
+      gv[u] = p.g(jb + u);
+      for (int l = 0; l < nlc; ++l) v[u + 4][l] = in(g, row0 + jb + 2 + u, l0 + l);
+    }
+    for (int q = 0; q < 4; ++q)
+      for (int l = 0; l < nlc; ++l) v[q][l] = win[q][l];
+    const T* c = p.stencil.interior;
+    const T c0 = c[0], c1 = c[1], c2 = c[2], c3 = c[3], c4 = c[4];
+    for (int u = 0; u < UU; ++u)
+      for (int l = 0; l < nlc; ++l) {
+        const T rhs = c0 * v[u][l] + c1 * v[u + 1][l] + c2 * v[u + 2][l] + c3 * v[u + 3][l] + c4 * v[u + 4][l];
+        const T d = fv[u] * (rhs - rv[u] * dprev[l]);
+        out(g, row0 + jb + u, l0 + l) = d;
+        dot[l] += gv[u] * d;
+        dprev[l] = d;
+      }
+    for (int q = 0; q < 4; ++q)
+      for (int l = 0; l < nlc; ++l) win[q][l] = v[UU + q][l];
+  }
+
+  KOKKOS_INLINE_FUNCTION void operator()(const int item) const {
+    const DistD2Lanes<SZ, W> ln(item, nsys);
+    if (ln.nl <= 0) return;
+    const int nlc = W == 1 ? 1 : ln.nl;
+    const int g = ln.g, l0 = ln.l0, n = p.n;
+    T dprev[W], dot[W];
+    for (int l = 0; l < W; ++l) dprev[l] = dot[l] = 0;
+    const int e0 = n < 2 ? n : 2;
+    for (int j = 0; j < e0; ++j) edge_row(g, l0, nlc, j, dprev, dot);
+    int j = 2;
+    if (j < n - 2) {
+      T win[4][W];
+      for (int q = 0; q < 4; ++q)
+        for (int l = 0; l < nlc; ++l) win[q][l] = point(g, l0 + l, q);
+      for (; j + U <= n - 2; j += U) bulk<U>(g, l0, nlc, j, win, dprev, dot);
+      for (; j < n - 2; ++j) bulk<1>(g, l0, nlc, j, win, dprev, dot);
+    }
+    for (j = j > n - 2 ? j : n - 2; j < n; ++j) edge_row(g, l0, nlc, j, dprev, dot);
+    for (int l = 0; l < nlc; ++l) {
+      bnd(g, 0, l0 + l) = dot[l];
+      bnd(g, 1, l0 + l) = dprev[l];
+    }
+  }
+};
+
+/// How the substitution finds s = x_0 and e = x_{n-1} of each system:
+///   s = (bnd(g,0,l) - ps * xs(g, is, l)) * ws,  e = (bnd(g,1,l) - pe * xe(g, ie, l)) * we,
+/// which covers the 2x2 systems across both boundaries (xs, xe = the
+/// neighbours' boundary rows), the single subdomain's own 2x2 system, and
+/// already solved values (ps = pe = 0, ws = we = 1).
+template <class T, int SZ, class Mem>
+struct DistD2Ends {
+  GroupedView<T, SZ, Mem> xs, xe;
+  int is = 0, ie = 0;
+  T ps = 0, pe = 0, ws = 1, we = 1;
+};
+
+/// Substitution (Algorithm 7, as the backward sweep described above), in place.
+template <class T, int SZ, class Mem, int W, int U>
+struct DistD2SubstituteKernel {
+  DistD2Data<T, Mem> p;
+  GroupedView<T, SZ, Mem> bnd, out;
+  DistD2Ends<T, SZ, Mem> ends;
+  int row0, nsys;
+
+  template <int UU>
+  KOKKOS_INLINE_FUNCTION void rows(const int g, const int l0, const int nlc, const int jb, const T (&s)[W],
+                                   T (&xn)[W]) const {
+    T dv[UU][W], av[UU], cv[UU];
+    for (int u = 0; u < UU; ++u) {
+      av[u] = p.sa(jb - u);
+      cv[u] = p.sc(jb - u);
+      for (int l = 0; l < nlc; ++l) dv[u][l] = out(g, row0 + jb - u, l0 + l);
+    }
+    for (int u = 0; u < UU; ++u)
+      for (int l = 0; l < nlc; ++l) {
+        xn[l] = dv[u][l] - av[u] * s[l] - cv[u] * xn[l];
+        out(g, row0 + jb - u, l0 + l) = xn[l];
+      }
+  }
+
+  KOKKOS_INLINE_FUNCTION void operator()(const int item) const {
+    const DistD2Lanes<SZ, W> ln(item, nsys);
+    if (ln.nl <= 0) return;
+    const int nlc = W == 1 ? 1 : ln.nl;
+    const int g = ln.g, l0 = ln.l0, n = p.n;
+    T s[W], xn[W];
+    for (int l = 0; l < nlc; ++l) {
+      s[l] = (bnd(g, 0, l0 + l) - ends.ps * ends.xs(g, ends.is, l0 + l)) * ends.ws;
+      xn[l] = (bnd(g, 1, l0 + l) - ends.pe * ends.xe(g, ends.ie, l0 + l)) * ends.we;
+      out(g, row0 + n - 1, l0 + l) = xn[l];
+    }
+    int j = n - 2;
+    for (; j - U + 1 >= 1; j -= U) rows<U>(g, l0, nlc, j, s, xn);
+    for (; j >= 1; --j) rows<1>(g, l0, nlc, j, s, xn);
+    for (int l = 0; l < nlc; ++l) out(g, row0, l0 + l) = s[l];
+  }
+};
+
+/// dst(s, dst_row + q) = src(s, (src_row + q) mod src.n()), q < count.
+template <class T, int SZ, class Mem>
+struct DistD2CopyRows {
+  GroupedView<T, SZ, Mem> src, dst;
+  int src_row, dst_row, count, nsys;
+  KOKKOS_INLINE_FUNCTION void operator()(const size_t k) const {
+    const int l = static_cast<int>(k % SZ);
+    const int q = static_cast<int>((k / SZ) % count);
+    const int g = static_cast<int>(k / (static_cast<size_t>(SZ) * count));
+    if (g * SZ + l >= nsys) return;
+    const int n = static_cast<int>(src.extent(1));
+    int r = (src_row + q) % n;
+    r = r < 0 ? r + n : r;
+    dst(g, dst_row + q, l) = src(g, r, l);
+  }
+};
+
+/// Rows streamed per block by the DistD2 kernels on GPUs (loads in flight).
+#ifndef KBAND_DISTD2_UNROLL
+#define KBAND_DISTD2_UNROLL 8
+#endif
+
+}  // namespace impl
+}  // namespace kband
