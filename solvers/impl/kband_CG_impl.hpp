@@ -1,0 +1,661 @@
+// kband CG: kernels and the iteration driver shared by the single-rank solver
+// (solvers/kband_CG.hpp) and the distributed one (mpi/kband_MPI_CG.hpp).
+//
+// The iteration never waits for the host. Every reduction is written into a
+// device history (r.r and r.z of iteration k in sums(k), p.Ap in pap(k)), and
+// every kernel of iteration k decides from that history alone whether it still
+// has work: "go(k)" = r.r(k) above tol^2 r.r(0), finite, r.z(k) > 0; iteration
+// k's update was applied ("ran(k)") iff p.Ap(k) > 0 and finite. A kernel with
+// no work writes 0 into its history slot, so once the solve stops every later
+// kernel stops too. The host reads the history every `check_every` iterations
+// and finds the exact stopping iteration and its cause there.
+//
+// Data movement per iteration (n rows, nd stored diagonals, no preconditioner):
+//   K1  p_new = r + beta p_old (computed at every neighbour, written once),
+//       q = A p_new, p.Ap, and x += alpha_{k-1} p_old       reads A, r, p_old, x; writes p_new, q, x
+//   K2  r -= alpha q, r.r                                     reads r, q; writes r
+// i.e. the matrix plus 9 vectors, in two kernels.
+#pragma once
+
+#include "kband_CDS.hpp"
+#include "kband_Thomas.hpp"
+
+#include <cmath>
+#include <limits>
+#include <vector>
+
+namespace kband {
+
+/// How a CG solve ended.
+enum class CGStatus {
+  Converged,             ///< ||r_k|| <= tol ||r_0||
+  MaxIterations,         ///< max_iterations reached first
+  NotSPD,                ///< breakdown: p^T A p <= 0, the matrix is not SPD
+  PreconditionerNotSPD,  ///< breakdown: r^T M^-1 r <= 0, the preconditioner is not SPD
+  NonFinite              ///< b, x0 or A gave a non-finite residual (k = 0), or one appeared later
+};
+
+inline const char* cg_status_name(CGStatus s) {
+  switch (s) {
+    case CGStatus::Converged: return "converged";
+    case CGStatus::MaxIterations: return "maximum iterations reached";
+    case CGStatus::NotSPD: return "breakdown: matrix not SPD (p^T A p <= 0)";
+    case CGStatus::PreconditionerNotSPD: return "breakdown: preconditioner not SPD (r^T z <= 0)";
+    default: return "non-finite values (input or iteration)";
+  }
+}
+
+enum class CGPreconditioner {
+  None,    ///< plain CG
+  Jacobi,  ///< z = r / diag(A)
+  Line     ///< z = T^-1 r, T = the tridiagonal part (offsets -1, 0, 1) split into independent lines (CDS only)
+};
+
+inline const char* cg_preconditioner_name(CGPreconditioner p) {
+  return p == CGPreconditioner::None ? "none" : (p == CGPreconditioner::Jacobi ? "jacobi" : "line");
+}
+
+struct CGOptions {
+  double tol = 1e-8;       ///< stop when ||r_k||_2 <= tol ||r_0||_2 (seed 003's test)
+  int max_iterations = 0;  ///< 0: 2 n + 10
+  int check_every = 16;    ///< host reads the residual history every k iterations (k >= 1)
+};
+
+/// Outcome of a CG solve. history[k] = ||r_k|| / ||r_0|| for k = 0..iterations
+/// (the recursively updated residual, as in the seed); x holds the last iterate.
+struct CGResult {
+  CGStatus status = CGStatus::MaxIterations;
+  int iterations = 0;
+  double relative_residual = 0;
+  std::vector<double> history;
+  bool converged() const { return status == CGStatus::Converged; }
+  const char* message() const { return cg_status_name(status); }
+};
+
+namespace impl {
+
+/// The two sums of the residual update (r.r, r.z), reduced together.
+template <class T>
+struct CGSums {
+  T rr, rz;
+  KOKKOS_INLINE_FUNCTION CGSums() : rr(0), rz(0) {}
+  KOKKOS_INLINE_FUNCTION CGSums& operator+=(const CGSums& o) {
+    rr += o.rr;
+    rz += o.rz;
+    return *this;
+  }
+  KOKKOS_INLINE_FUNCTION void operator+=(const volatile CGSums& o) volatile {
+    rr += o.rr;
+    rz += o.rz;
+  }
+};
+
+template <class T>
+KOKKOS_INLINE_FUNCTION bool finite_(const T v) {
+  return v == v && abs_(v) <= real_limits<T>::max();
+}
+
+/// The device history and the per-iteration decisions every kernel makes.
+template <class T, class Mem>
+struct CGState {
+  Kokkos::View<CGSums<T>*, Mem> sums;  // (max_iterations + 1)
+  Kokkos::View<T*, Mem> pap;           // (max_iterations + 1)
+  T tol2 = 0;
+  int k = 0;
+  KOKKOS_INLINE_FUNCTION bool go() const {
+    const CGSums<T> s = sums(k);
+    return s.rr > tol2 * sums(0).rr && finite_(s.rr) && s.rz > T(0) && finite_(s.rz);
+  }
+  KOKKOS_INLINE_FUNCTION bool ran(const int j) const { return pap(j) > T(0) && finite_(pap(j)); }
+  KOKKOS_INLINE_FUNCTION T alpha(const int j) const { return sums(j).rz / pap(j); }
+  KOKKOS_INLINE_FUNCTION T beta() const { return k == 0 ? T(0) : sums(k).rz / sums(k - 1).rz; }
+};
+
+enum { kPrecNone = 0, kPrecJacobi = 1, kPrecLine = 2 };
+
+/// The search direction p_new(j) = z(j) + beta p_old(j), z = r, r/diag or the line solve.
+/// p vectors carry a halo of h entries each side (h = 0 on one rank).
+template <class T, class Mem, int Prec>
+struct CGDir {
+  Kokkos::View<const T*, Mem> r, aux, pold;  // aux: 1/diag (Jacobi) or z (Line)
+  T beta;
+  int h;
+  KOKKOS_INLINE_FUNCTION T operator()(const int j) const {
+    const T z = Prec == kPrecNone ? r(j) : (Prec == kPrecJacobi ? aux(j) * r(j) : aux(j));
+    return z + beta * pold(j + h);
+  }
+};
+
+/// Fields shared by the kernels that start an iteration.
+template <class T, class Mem, int Prec>
+struct CGStep {
+  static constexpr int prec = Prec;
+  CGState<T, Mem> st;
+  Kokkos::View<const T*, Mem> r, aux, pold;
+  Kokkos::View<T*, Mem> pnew, x;
+  int h;
+  /// x += alpha_{k-1} p_{k-1} (deferred from the previous iteration).
+  KOKKOS_INLINE_FUNCTION void update_x(const int i) const {
+    if (st.k > 0 && st.ran(st.k - 1)) x(i) += st.alpha(st.k - 1) * pold(i + h);
+  }
+  KOKKOS_INLINE_FUNCTION CGDir<T, Mem, Prec> dir() const { return {r, aux, pold, st.beta(), h}; }
+};
+
+/// K1 on a CDS matrix on one rank: the direction at each neighbour on the
+/// fly, q = A p_new, p.Ap; x update of the previous iteration.
+template <class Row, class T, class Mem, int Prec>
+struct CGFusedApply {
+  CGStep<T, Mem, Prec> s;
+  Row row;
+  Kokkos::View<T*, Mem> q;
+  KOKKOS_INLINE_FUNCTION void operator()(const int i, T& pap) const {
+    s.update_x(i);
+    if (!s.st.go()) return;
+    const CGDir<T, Mem, Prec> d = s.dir();
+    const T qi = row.apply(i, d, 0, row.n);
+    const T pi = d(i);
+    s.pnew(i) = pi;
+    q(i) = qi;
+    pap += pi * qi;
+  }
+};
+
+/// K1a of the split form (dense matrices, distributed CG): direction and x only.
+template <class T, class Mem, int Prec>
+struct CGDirection {
+  CGStep<T, Mem, Prec> s;
+  KOKKOS_INLINE_FUNCTION void operator()(const int i) const {
+    s.update_x(i);
+    if (s.st.go()) s.pnew(i + s.h) = s.dir()(i);
+  }
+};
+
+/// K1b of the split form on a CDS block with halo h: q = A p, p.Ap (rows of
+/// the block; p(j + h) for block column j, j in [-h, nloc + h)).
+template <class Row, class T, class Mem>
+struct CGHaloApply {
+  CGState<T, Mem> st;
+  Row row;
+  Kokkos::View<const T*, Mem> p;
+  Kokkos::View<T*, Mem> q;
+  int h, lo, hi;  // readable block columns [lo, hi)
+  struct Shifted {
+    Kokkos::View<const T*, Mem> p;
+    int h;
+    KOKKOS_INLINE_FUNCTION T operator()(const int j) const { return p(j + h); }
+  };
+  KOKKOS_INLINE_FUNCTION void operator()(const int i, T& pap) const {
+    if (!st.go()) return;
+    const T qi = row.apply(i, Shifted{p, h}, lo, hi);
+    q(i) = qi;
+    pap += p(i + h) * qi;
+  }
+};
+
+/// K1b on a dense matrix: a team per row.
+template <class Exec, class VA, class T, class Mem>
+struct CGDenseApply {
+  CGState<T, Mem> st;
+  VA A;
+  Kokkos::View<const T*, Mem> p;
+  Kokkos::View<T*, Mem> q;
+  using member = typename Kokkos::TeamPolicy<Exec>::member_type;
+  KOKKOS_INLINE_FUNCTION void operator()(const member& t, T& pap) const {
+    if (!st.go()) return;
+    const int i = t.league_rank();
+    T s = 0;
+    Kokkos::parallel_reduce(Kokkos::TeamThreadRange(t, static_cast<int>(A.extent(1))),
+                            [&](const int j, T& acc) { acc += A(i, j) * p(j); }, s);
+    Kokkos::single(Kokkos::PerTeam(t), [&]() {
+      q(i) = s;
+      pap += p(i) * s;
+    });
+  }
+};
+
+/// K2: r -= alpha q; sums(k+1) = (r.r, r.z) (Line: the sums come after the line solve).
+template <class T, class Mem, int Prec>
+struct CGResidual {
+  CGState<T, Mem> st;
+  Kokkos::View<T*, Mem> r;
+  Kokkos::View<const T*, Mem> q, aux;
+  KOKKOS_INLINE_FUNCTION void operator()(const int i, CGSums<T>& s) const {
+    if (!st.ran(st.k)) return;
+    const T ri = r(i) - st.alpha(st.k) * q(i);
+    r(i) = ri;
+    s.rr += ri * ri;
+    s.rz += Prec == kPrecJacobi ? ri * ri * aux(i) : ri * ri;
+  }
+  KOKKOS_INLINE_FUNCTION void init(CGSums<T>& s) const { s = CGSums<T>(); }
+  KOKKOS_INLINE_FUNCTION void join(CGSums<T>& a, const CGSums<T>& b) const { a += b; }
+  KOKKOS_INLINE_FUNCTION void join(volatile CGSums<T>& a, const volatile CGSums<T>& b) const { a += b; }
+  using value_type = CGSums<T>;
+};
+
+/// K2 of the line-preconditioned iteration: r -= alpha q only (the sums follow the line solve).
+template <class T, class Mem>
+struct CGResidualUpdate {
+  CGState<T, Mem> st;
+  Kokkos::View<T*, Mem> r;
+  Kokkos::View<const T*, Mem> q;
+  KOKKOS_INLINE_FUNCTION void operator()(const int i) const {
+    if (st.ran(st.k)) r(i) -= st.alpha(st.k) * q(i);
+  }
+};
+
+/// The deferred x update after the last iteration.
+template <class T, class Mem, int Prec>
+struct CGFinish {
+  CGStep<T, Mem, Prec> s;
+  KOKKOS_INLINE_FUNCTION void operator()(const int i) const { s.update_x(i); }
+};
+
+/// (r.r, r.z) after the line solve (k >= 0: only when iteration k ran) and
+/// at the start (k = 0, `start`: unconditional; r = b - q unless the line
+/// solve already needed r).
+template <class T, class Mem>
+struct CGSumsKernel {
+  CGState<T, Mem> st;
+  Kokkos::View<T*, Mem> r;
+  Kokkos::View<const T*, Mem> b, q, z, invdiag;
+  int prec;
+  bool start, compute_r;
+  using value_type = CGSums<T>;
+  KOKKOS_INLINE_FUNCTION void operator()(const int i, CGSums<T>& s) const {
+    if (!start && !st.ran(st.k)) return;
+    T ri;
+    if (compute_r) {
+      ri = b(i) - q(i);
+      r(i) = ri;
+    } else {
+      ri = r(i);
+    }
+    s.rr += ri * ri;
+    s.rz += prec == kPrecNone ? ri * ri : (prec == kPrecJacobi ? ri * ri * invdiag(i) : ri * z(i));
+  }
+  KOKKOS_INLINE_FUNCTION void init(CGSums<T>& s) const { s = CGSums<T>(); }
+  KOKKOS_INLINE_FUNCTION void join(CGSums<T>& a, const CGSums<T>& b) const { a += b; }
+  KOKKOS_INLINE_FUNCTION void join(volatile CGSums<T>& a, const volatile CGSums<T>& b) const { a += b; }
+};
+
+template <class T, class Mem>
+struct Reciprocal {
+  Kokkos::View<T*, Mem> v;
+  KOKKOS_INLINE_FUNCTION void operator()(const int i) const { v(i) = T(1) / v(i); }
+};
+
+/// Main diagonal of a CDS matrix (0 where it is not stored) or of a dense one.
+template <class Data, class T, class Mem>
+struct CDSDiagonal {
+  Data data;
+  int d;  // column of offset 0, or -1
+  Kokkos::View<T*, Mem> out;
+  KOKKOS_INLINE_FUNCTION void operator()(const int i) const { out(i) = d >= 0 ? data(i, d) : T(0); }
+};
+template <class VA, class T, class Mem>
+struct DenseDiagonal {
+  VA A;
+  Kokkos::View<T*, Mem> out;
+  KOKKOS_INLINE_FUNCTION void operator()(const int i) const { out(i) = A(i, i); }
+};
+
+/// The line preconditioner: the tridiagonal part of a CDS matrix split where
+/// both couplings between consecutive rows are zero, solved with kband's
+/// batched Thomas. Lines of one length L (the 2D Poisson grid lines) are a
+/// contiguous batch (n / L, L) viewed in place over r and z; lines that are
+/// also identical share one TridiagonalFactor. Lines of unequal lengths are
+/// gathered into a padded batch (identity rows in the padding).
+template <class T, class Mem>
+class LineSolver {
+ public:
+  using Batch = Kokkos::View<T**, Kokkos::LayoutRight, Mem>;
+  using UBatch = Kokkos::View<T**, Kokkos::LayoutRight, Mem, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+
+  LineSolver() = default;
+
+  template <class Exec>
+  LineSolver(const Exec& exec, const CDSMatrix<T, Mem>& A) {
+    const int n = A.n();
+    auto hdata = Kokkos::create_mirror_view(A.data());
+    exec.fence();
+    Kokkos::deep_copy(hdata, A.data());
+    const int dl = A.diagonal_index(-1), d0 = A.diagonal_index(0), du = A.diagonal_index(1);
+    require(d0 >= 0, "kband::cg: the line preconditioner needs a stored main diagonal (offset 0)");
+    auto lower = [&](int i) { return dl >= 0 && i > 0 ? hdata(i, dl) : T(0); };
+    auto upper = [&](int i) { return du >= 0 && i < n - 1 ? hdata(i, du) : T(0); };
+    std::vector<int> starts{0};
+    for (int i = 0; i + 1 < n; ++i)
+      if (upper(i) == T(0) && lower(i + 1) == T(0)) starts.push_back(i + 1);
+    nlines_ = static_cast<int>(starts.size());
+    starts.push_back(n);
+    len_ = 0;
+    uniform_ = true;
+    for (int s = 0; s < nlines_; ++s) {
+      len_ = std::max(len_, starts[s + 1] - starts[s]);
+      uniform_ = uniform_ && starts[s + 1] - starts[s] == starts[1] - starts[0];
+    }
+    bool identical = uniform_;
+    for (int s = 1; identical && s < nlines_; ++s)
+      for (int j = 0; identical && j < len_; ++j) {
+        const int i = starts[s] + j;
+        identical = lower(i) == lower(j) && hdata(i, d0) == hdata(j, d0) && upper(i) == upper(j);
+      }
+    auto alloc = [&](const char* l, int r, int c) { return Batch(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(l)), r, c); };
+    const int rows = identical ? 1 : nlines_;
+    Batch a = alloc("kband::cg::line_a", rows, len_), b = alloc("kband::cg::line_b", rows, len_),
+          c = alloc("kband::cg::line_c", rows, len_);
+    auto ha = Kokkos::create_mirror_view(a), hb = Kokkos::create_mirror_view(b), hc = Kokkos::create_mirror_view(c);
+    for (int s = 0; s < rows; ++s)
+      for (int j = 0; j < len_; ++j) {
+        const int i = starts[s] + j;
+        const bool in = i < starts[s + 1];
+        ha(s, j) = in && j > 0 ? lower(i) : T(0);
+        hb(s, j) = in ? hdata(i, d0) : T(1);
+        hc(s, j) = in && i + 1 < starts[s + 1] ? upper(i) : T(0);
+      }
+    Kokkos::deep_copy(a, ha);
+    Kokkos::deep_copy(b, hb);
+    Kokkos::deep_copy(c, hc);
+    info_ = Kokkos::View<int*, Mem>("kband::cg::line_info", nlines_);
+    if (identical) {
+      factor_ = TridiagonalFactor<T, Mem>(exec, Kokkos::subview(a, 0, Kokkos::ALL), Kokkos::subview(b, 0, Kokkos::ALL),
+                                          Kokkos::subview(c, 0, Kokkos::ALL));
+      shared_ = true;
+    } else {
+      a_ = a;
+      b_ = b;
+      c_ = c;
+    }
+    if (!uniform_) {
+      Kokkos::View<int*, Mem> st("kband::cg::line_starts", nlines_ + 1);
+      auto hs = Kokkos::create_mirror_view(st);
+      for (int s = 0; s <= nlines_; ++s) hs(s) = starts[s];
+      Kokkos::deep_copy(st, hs);
+      starts_ = st;
+      d_ = alloc("kband::cg::line_d", nlines_, len_);
+      x_ = alloc("kband::cg::line_x", nlines_, len_);
+    }
+  }
+
+  int lines() const { return nlines_; }
+  int line_length() const { return len_; }
+  bool shared() const { return shared_; }
+  bool uniform() const { return uniform_; }
+
+  struct Gather {  // Mode 0: r -> d (zero padding); 1: x -> z
+    Kokkos::View<const int*, Mem> starts;
+    Batch d;
+    Kokkos::View<T*, Mem> v;
+    int len, mode;
+    KOKKOS_INLINE_FUNCTION void operator()(const int sj) const {
+      const int s = sj / len, j = sj % len, i = starts(s) + j;
+      const bool in = i < starts(s + 1);
+      if (mode == 0) d(s, j) = in ? v(i) : T(0);
+      else if (in) v(i) = d(s, j);
+    }
+  };
+
+  /// z = T^-1 r (r and z of extent n, distinct). No fence.
+  template <class Exec>
+  void apply(const Exec& exec, const Kokkos::View<T*, Mem>& r, const Kokkos::View<T*, Mem>& z) const {
+    if (uniform_) {
+      solve(exec, UBatch(r.data(), nlines_, len_), UBatch(z.data(), nlines_, len_));
+      return;
+    }
+    const int total = nlines_ * len_;
+    Kokkos::parallel_for("kband::cg::line_gather", Kokkos::RangePolicy<Exec>(exec, 0, total),
+                         Gather{starts_, d_, r, len_, 0});
+    solve(exec, d_, x_);
+    Kokkos::parallel_for("kband::cg::line_scatter", Kokkos::RangePolicy<Exec>(exec, 0, total),
+                         Gather{starts_, x_, z, len_, 1});
+  }
+
+ private:
+  template <class Exec, class BD, class BX>
+  void solve(const Exec& exec, const BD& d, const BX& x) const {
+    if (shared_) thomas(exec, factor_, d, x, info_);
+    else thomas(exec, a_, b_, c_, d, x, info_);
+  }
+
+  int nlines_ = 0, len_ = 0;
+  bool uniform_ = true, shared_ = false;
+  TridiagonalFactor<T, Mem> factor_;
+  Batch a_, b_, c_, d_, x_;
+  Kokkos::View<const int*, Mem> starts_;
+  Kokkos::View<int*, Mem> info_;
+};
+
+/// Single-rank reductions: the history already holds the global sums.
+struct LocalComm {
+  template <class Exec, class V>
+  void sum(const Exec&, const V&) const {}
+};
+
+/// The CG iteration over an operator Op, which provides
+///   n(), halo(), fused (bool), diagonal(exec, out),
+///   start(exec, x, pext, q): q = A x (pext: a halo'd scratch vector it may use),
+///   step(exec, CGStep, q, pap_slot): K1 (fused or split, p.Ap into pap_slot),
+/// and the reductions' global completion Comm::sum(exec, slot).
+template <class Exec, class T, class Op, class Comm>
+class CGDriver {
+ public:
+  using Mem = typename Exec::memory_space;
+  using Vec = Kokkos::View<T*, Mem>;
+
+  CGDriver(const Exec& exec, const Op& op, CGPreconditioner prec, const LineSolver<T, Mem>* line)
+      : op_(op), prec_(prec), line_(line) {
+    const int n = op.n(), h = op.halo();
+    auto alloc = [&](const char* l, int len) { return Vec(Kokkos::view_alloc(exec, std::string(l)), len); };
+    r_ = alloc("kband::cg::r", n);
+    q_ = alloc("kband::cg::q", n);
+    p_[0] = alloc("kband::cg::p0", n + 2 * h);
+    p_[1] = alloc("kband::cg::p1", n + 2 * h);
+    if (prec == CGPreconditioner::Jacobi) {
+      aux_ = alloc("kband::cg::invdiag", n);
+      op.diagonal(exec, aux_);
+      Kokkos::parallel_for("kband::cg::invdiag", Kokkos::RangePolicy<Exec>(exec, 0, n), Reciprocal<T, Mem>{aux_});
+    } else if (prec == CGPreconditioner::Line) {
+      aux_ = alloc("kband::cg::z", n);
+    }
+  }
+
+  template <class VB, class VX>
+  CGResult solve(const Exec& exec, const VB& b, const VX& x, const CGOptions& opt, const Comm& comm) {
+    const int n = op_.n();
+    const int maxit = opt.max_iterations > 0 ? opt.max_iterations : 2 * op_.global_n() + 10;
+    const int every = opt.check_every;
+    if (static_cast<int>(st_.sums.extent(0)) < maxit + 1) {
+      st_.sums = Kokkos::View<CGSums<T>*, Mem>(Kokkos::view_alloc(exec, std::string("kband::cg::sums")), maxit + 1);
+      st_.pap = Kokkos::View<T*, Mem>(Kokkos::view_alloc(exec, std::string("kband::cg::pap")), maxit + 1);
+    }
+    st_.tol2 = static_cast<T>(opt.tol * opt.tol);
+    const int pk = prec_ == CGPreconditioner::None ? kPrecNone : (prec_ == CGPreconditioner::Jacobi ? kPrecJacobi : kPrecLine);
+    Kokkos::deep_copy(exec, p_[0], T(0));
+    // r = b - A x, (r.r, r.z) at k = 0
+    op_.start(exec, x, p_[1], q_);
+    if (pk == kPrecLine) {
+      Kokkos::parallel_for("kband::cg::start_r", Kokkos::RangePolicy<Exec>(exec, 0, n), Sub{r_, b, q_});
+      line_->apply(exec, r_, aux_);
+    }
+    st_.k = 0;
+    reduce_sums(exec, comm, CGSumsKernel<T, Mem>{st_, r_, b, q_, aux_, aux_, pk, true, pk != kPrecLine}, 0);
+    int k = 0, done_at = -1;
+    CGResult res;
+    for (; k < maxit;) {
+      st_.k = k;
+      Vec pold = p_[k % 2], pnew = p_[(k + 1) % 2];
+      iterate(exec, comm, pk, pold, pnew, x);
+      ++k;
+      if (k % every == 0 || k == maxit) {
+        if (analyse(exec, k, maxit, res)) {
+          done_at = k;
+          break;
+        }
+      }
+    }
+    if (done_at < 0) analyse(exec, k, maxit, res);
+    // the deferred x update of the last iteration (a no-op unless it ran)
+    st_.k = k;
+    finish_x(exec, pk, x);
+    return res;
+  }
+
+ private:
+  struct Sub {
+    Vec r;
+    Kokkos::View<const T*, Mem> b, q;
+    KOKKOS_INLINE_FUNCTION void operator()(const int i) const { r(i) = b(i) - q(i); }
+  };
+
+  template <class K>
+  void reduce_sums(const Exec& exec, const Comm& comm, const K& kernel, int slot) {
+    auto dst = Kokkos::subview(st_.sums, slot);
+    Kokkos::parallel_reduce("kband::cg::sums", Kokkos::RangePolicy<Exec>(exec, 0, op_.n()), kernel, dst);
+    comm.sum(exec, dst);
+  }
+
+  template <class VX>
+  void iterate(const Exec& exec, const Comm& comm, int pk, const Vec& pold, const Vec& pnew, const VX& x) {
+    if (pk == kPrecNone) iterate_t<kPrecNone>(exec, comm, pold, pnew, x);
+    else if (pk == kPrecJacobi) iterate_t<kPrecJacobi>(exec, comm, pold, pnew, x);
+    else iterate_t<kPrecLine>(exec, comm, pold, pnew, x);
+  }
+
+  template <int P, class VX>
+  CGStep<T, Mem, P> step_of(const Vec& pold, const Vec& pnew, const VX& x) const {
+    return CGStep<T, Mem, P>{st_, r_, aux_, pold, pnew, x, op_.halo()};
+  }
+
+  template <int P, class VX>
+  void iterate_t(const Exec& exec, const Comm& comm, const Vec& pold, const Vec& pnew, const VX& x) {
+    const int n = op_.n(), k = st_.k;
+    auto pap = Kokkos::subview(st_.pap, k);
+    op_.step(exec, step_of<P>(pold, pnew, x), q_, pap);
+    comm.sum(exec, pap);
+    if (P == kPrecLine) {
+      Kokkos::parallel_for("kband::cg::residual", Kokkos::RangePolicy<Exec>(exec, 0, n), CGResidualUpdate<T, Mem>{st_, r_, q_});
+      line_->apply(exec, r_, aux_);
+      reduce_sums(exec, comm, CGSumsKernel<T, Mem>{st_, r_, r_, q_, aux_, aux_, P, false, false}, k + 1);
+    } else {
+      reduce_sums(exec, comm, CGResidual<T, Mem, P>{st_, r_, q_, aux_}, k + 1);
+    }
+  }
+
+  template <class VX>
+  void finish_x(const Exec& exec, int pk, const VX& x) {
+    const Vec pold = p_[st_.k % 2];
+    // the preconditioner does not enter the x update
+    op_.finish(exec, CGFinish<T, Mem, kPrecNone>{step_of<kPrecNone>(pold, pold, x)});
+  }
+
+  /// Reads the history up to k (fences) and decides; true when the solve stopped.
+  bool analyse(const Exec& exec, int k, int maxit, CGResult& res) {
+    auto hs = Kokkos::create_mirror_view(Kokkos::subview(st_.sums, Kokkos::make_pair(0, k + 1)));
+    auto hp = Kokkos::create_mirror_view(Kokkos::subview(st_.pap, Kokkos::make_pair(0, k)));
+    exec.fence();
+    Kokkos::deep_copy(hs, Kokkos::subview(st_.sums, Kokkos::make_pair(0, k + 1)));
+    Kokkos::deep_copy(hp, Kokkos::subview(st_.pap, Kokkos::make_pair(0, k)));
+    const double rr0 = static_cast<double>(hs(0).rr);
+    res.history.clear();
+    auto rel = [&](int j) { return rr0 > 0 ? std::sqrt(static_cast<double>(hs(j).rr) / rr0) : 0.0; };
+    for (int j = 0; j <= k; ++j) {
+      const double rr = hs(j).rr, rz = hs(j).rz;
+      res.history.push_back(rel(j));
+      res.iterations = j;
+      res.relative_residual = rel(j);
+      if (!std::isfinite(rr) || !std::isfinite(rz)) {
+        res.status = CGStatus::NonFinite;
+        return true;
+      }
+      // the same comparison as the device, in T
+      if (!(hs(j).rr > st_.tol2 * hs(0).rr)) {
+        res.status = CGStatus::Converged;
+        return true;
+      }
+      if (!(rz > 0)) {
+        res.status = CGStatus::PreconditionerNotSPD;
+        return true;
+      }
+      if (j < k) {
+        const double pap = hp(j);
+        if (!std::isfinite(pap)) {
+          res.status = CGStatus::NonFinite;
+          return true;
+        }
+        if (!(pap > 0)) {
+          res.status = CGStatus::NotSPD;
+          return true;
+        }
+      }
+    }
+    res.status = CGStatus::MaxIterations;
+    return k >= maxit;
+  }
+
+  Op op_;
+  CGPreconditioner prec_;
+  const LineSolver<T, Mem>* line_;
+  CGState<T, Mem> st_;
+  Vec r_, q_, aux_, p_[2];
+};
+
+/// Single-rank CDS operator: fused K1.
+template <class Exec, class T, class Mem>
+struct CDSOperator {
+  CDSMatrix<T, Mem> A;
+  int n() const { return A.n(); }
+  int global_n() const { return A.n(); }
+  int halo() const { return 0; }
+  void diagonal(const Exec& exec, const Kokkos::View<T*, Mem>& out) const {
+    Kokkos::parallel_for("kband::cg::diagonal", Kokkos::RangePolicy<Exec>(exec, 0, A.n()),
+                         CDSDiagonal<typename CDSMatrix<T, Mem>::data_view, T, Mem>{A.data(), A.diagonal_index(0), out});
+  }
+  template <class VX>
+  void start(const Exec& exec, const VX& x, const Kokkos::View<T*, Mem>&, const Kokkos::View<T*, Mem>& q) const {
+    spmv(exec, A, x, q);
+  }
+  template <class Step, class Slot>
+  void step(const Exec& exec, const Step& s, const Kokkos::View<T*, Mem>& q, const Slot& pap) const {
+    constexpr int P = Step::prec;
+    if (CDSOffsets::fits(A.ndiag()))
+      Kokkos::parallel_reduce("kband::cg::apply", Kokkos::RangePolicy<Exec>(exec, 0, A.n()),
+                              CGFusedApply<CDSRowOf<T, Mem>, T, Mem, P>{s, cds_row(A), q}, pap);
+    else
+      Kokkos::parallel_reduce("kband::cg::apply", Kokkos::RangePolicy<Exec>(exec, 0, A.n()),
+                              CGFusedApply<CDSRowOfView<T, Mem>, T, Mem, P>{s, cds_row_view(A), q}, pap);
+  }
+  template <class K>
+  void finish(const Exec& exec, const K& k) const {
+    Kokkos::parallel_for("kband::cg::finish", Kokkos::RangePolicy<Exec>(exec, 0, A.n()), k);
+  }
+};
+
+/// Single-rank dense operator: direction kernel, then a team per row.
+template <class Exec, class T, class Mem, class VA>
+struct DenseOperator {
+  VA A;
+  int n() const { return static_cast<int>(A.extent(0)); }
+  int global_n() const { return n(); }
+  int halo() const { return 0; }
+  void diagonal(const Exec& exec, const Kokkos::View<T*, Mem>& out) const {
+    Kokkos::parallel_for("kband::cg::diagonal", Kokkos::RangePolicy<Exec>(exec, 0, n()), DenseDiagonal<VA, T, Mem>{A, out});
+  }
+  template <class VX>
+  void start(const Exec& exec, const VX& x, const Kokkos::View<T*, Mem>&, const Kokkos::View<T*, Mem>& q) const {
+    spmv(exec, A, x, q);
+  }
+  template <class Step, class Slot>
+  void step(const Exec& exec, const Step& s, const Kokkos::View<T*, Mem>& q, const Slot& pap) const {
+    constexpr int P = Step::prec;
+    Kokkos::parallel_for("kband::cg::direction", Kokkos::RangePolicy<Exec>(exec, 0, n()), CGDirection<T, Mem, P>{s});
+    Kokkos::parallel_reduce("kband::cg::apply(dense)", Kokkos::TeamPolicy<Exec>(exec, n(), dense_team_size<Exec>()),
+                            CGDenseApply<Exec, VA, T, Mem>{s.st, A, s.pnew, q}, pap);
+  }
+  template <class K>
+  void finish(const Exec& exec, const K& k) const {
+    Kokkos::parallel_for("kband::cg::finish", Kokkos::RangePolicy<Exec>(exec, 0, n()), k);
+  }
+};
+
+}  // namespace impl
+}  // namespace kband

@@ -1,0 +1,324 @@
+// CG (issue 8): against a long double dense LU solve for the three seed
+// matrices in float and double, the seed's iteration counts, breakdown,
+// max-iteration, non-finite and bad-argument cases, preconditioners.
+#include "test_cg_common.hpp"
+
+namespace {
+
+using namespace kband_test;
+using kband_test_cg::DenseHost;
+using kband::CGPreconditioner;
+using kband::CGStatus;
+
+template <class T>
+std::vector<T> random_vector(int n, Rng& rng) {
+  std::vector<T> v(n);
+  for (auto& x : v) x = static_cast<T>(rng.uniform(-1, 1));
+  return v;
+}
+
+/// Solves with `solver` from x0 = 0 (poisoned x first overwritten by the
+/// guess), checks the status and returns the relative error against LU.
+template <class T, class Solver>
+double solve_and_compare(Solver& solver, const DenseHost& ref, const std::vector<T>& b, const kband::CGOptions& opt,
+                         kband::CGResult* out = nullptr) {
+  auto bd = kband_test_cg::to_device(b);
+  Kokkos::View<T*> x("x", ref.n);
+  Kokkos::deep_copy(x, T(0));
+  const kband::CGResult res = solver.solve(Exec(), bd, x, opt);
+  if (out) *out = res;
+  EXPECT_EQ(res.status, CGStatus::Converged) << res.message() << " n=" << ref.n;
+  EXPECT_EQ(static_cast<int>(res.history.size()), res.iterations + 1);
+  EXPECT_LE(res.relative_residual, opt.tol);
+  const auto xh = kband_test_cg::to_host(x);
+  const auto xref = ref.solve(b);
+  ++stats().solves;
+  return relative_error_inf(ref.n, xh.data(), xref.data());
+}
+
+/// Accuracy bounds (||x - x_LU||_inf / ||x_LU||_inf). CG stops at a relative
+/// residual tol, so the error is about cond(A) * tol. double: tol 1e-12;
+/// float: tol 1e-5 (a float recursive residual still falls that far).
+template <class T>
+struct CGTol;
+template <>
+struct CGTol<double> {
+  static constexpr double tol = 1e-12;
+  static constexpr double sparse = 1e-10;  // observed max 3.2e-13 (Serial, Kokkos 3.4, g++ 12)
+  static constexpr double dense = 1e-10;   // observed max 1.6e-13
+};
+template <>
+struct CGTol<float> {
+  static constexpr double tol = 1e-5;
+  static constexpr double sparse = 2e-3;  // observed max 1.1e-5
+  static constexpr double dense = 5e-3;   // observed max 3.4e-5
+};
+
+template <class T>
+void accuracy_sweep() {
+  Rng rng(mix_seed({80, sizeof(T)}));
+  kband::CGOptions opt;
+  opt.tol = CGTol<T>::tol;
+  opt.check_every = 3;
+  const auto precs = {CGPreconditioner::None, CGPreconditioner::Jacobi, CGPreconditioner::Line};
+  double worst_sparse = 0, worst_dense = 0;
+  for (int n : {2, 3, 7, 16, 33}) {
+    auto A = kband::make_laplacian_1d<T>(Exec(), n);
+    for (auto p : precs) {
+      auto s = kband::make_cg_solver(Exec(), A, p);
+      const double e = solve_and_compare(s, DenseHost::laplacian_1d(n), random_vector<T>(n, rng), opt);
+      EXPECT_LT(e, CGTol<T>::sparse) << "laplacian n=" << n << " " << kband::cg_preconditioner_name(p);
+      worst_sparse = std::max(worst_sparse, e);
+    }
+  }
+  for (auto g : std::vector<std::pair<int, int>>{{1, 2}, {3, 3}, {4, 5}, {7, 3}, {8, 8}}) {
+    auto A = kband::make_poisson_2d<T>(Exec(), g.first, g.second);
+    for (auto p : precs) {
+      auto s = kband::make_cg_solver(Exec(), A, p);
+      const double e = solve_and_compare(s, DenseHost::poisson_2d(g.first, g.second),
+                                         random_vector<T>(g.first * g.second, rng), opt);
+      EXPECT_LT(e, CGTol<T>::sparse) << "poisson " << g.first << "x" << g.second << " " << kband::cg_preconditioner_name(p);
+      worst_sparse = std::max(worst_sparse, e);
+    }
+  }
+  for (int n : {1, 3, 10, 17}) {
+    auto A = kband::make_random_spd<T>(Exec(), n, 7 + n);
+    const DenseHost ref = DenseHost::from_device(A);
+    kband::CGOptions o = opt;
+    o.max_iterations = 50 * n + 50;  // loss of orthogonality: more than n steps
+    for (auto p : {CGPreconditioner::None, CGPreconditioner::Jacobi}) {
+      auto s = kband::make_cg_solver(Exec(), A, p);
+      const double e = solve_and_compare(s, ref, random_vector<T>(n, rng), o);
+      EXPECT_LT(e, CGTol<T>::dense) << "random spd n=" << n << " " << kband::cg_preconditioner_name(p);
+      worst_dense = std::max(worst_dense, e);
+    }
+    // the same matrix through CDS (dense -> CDS keeps all 2n-1 diagonals: the
+    // kernel that reads more than 16 offsets from a View). Its tridiagonal
+    // part is indefinite (off-diagonals ~ n/4, diagonal ~ n/3), so no Line.
+    auto C = kband::cds_from_dense(Exec(), A);
+    auto s = kband::make_cg_solver(Exec(), C, CGPreconditioner::None);
+    const double e = solve_and_compare(s, ref, random_vector<T>(n, rng), o);
+    EXPECT_LT(e, CGTol<T>::dense) << "random spd as CDS n=" << n;
+    worst_dense = std::max(worst_dense, e);
+  }
+  record_error(std::string(type_name(T())) + " cg sparse", worst_sparse);
+  record_error(std::string(type_name(T())) + " cg dense spd", worst_dense);
+}
+
+TEST(CGAccuracy, Double) { accuracy_sweep<double>(); }
+TEST(CGAccuracy, Float) { accuracy_sweep<float>(); }
+
+kband::CGResult solve_ones(const kband::CDSMatrix<double>& A, CGPreconditioner p = CGPreconditioner::None,
+                           kband::CGOptions opt = {}) {
+  Kokkos::View<double*> b("b", A.n()), x("x", A.n());
+  Kokkos::deep_copy(b, 1.0);
+  return kband::cg(Exec(), A, b, x, opt, p);
+}
+
+TEST(CGIterations, Laplacian1DSeedCounts) {
+  // seed 003 Table 4: n / 2 iterations for n = 2^k, b = ones, tol 1e-8
+  for (int k = 4; k <= 11; ++k) {
+    const int n = 1 << k;
+    const auto res = solve_ones(kband::make_laplacian_1d<double>(Exec(), n));
+    EXPECT_EQ(res.status, CGStatus::Converged);
+    EXPECT_EQ(res.iterations, n / 2) << "n=" << n;
+  }
+}
+
+TEST(CGIterations, Poisson2DSeedCounts) {
+  // seed 003 Table 5: 3, 10, 28, 59, 119 iterations for 2^4 .. 2^12 unknowns
+  const int want[] = {3, 10, 28, 59, 119};
+  for (int k = 0; k < 5; ++k) {
+    const int N = 4 << k;
+    const auto res = solve_ones(kband::make_poisson_2d<double>(Exec(), N, N));
+    EXPECT_EQ(res.status, CGStatus::Converged);
+    EXPECT_EQ(res.iterations, want[k]) << N << " x " << N;
+  }
+}
+
+/// The line solve itself: T z = r for the tridiagonal part, with lines of
+/// one length (in place, shared factor or not) and of unequal lengths (gathered).
+TEST(CGLine, SolvesTheTridiagonalPart) {
+  Rng rng(11);
+  struct Case {
+    int n;
+    std::vector<int> breaks;  // rows i where the coupling (i-1, i) is zero
+    bool identical;
+  };
+  const std::vector<Case> cases = {{12, {4, 8}, true}, {12, {4, 8}, false}, {13, {1, 5, 6, 11}, false}, {1, {}, true},
+                                   {9, {}, false}};
+  for (const auto& c : cases) {
+    const int n = c.n;
+    DenseHost ref(n);
+    for (int i = 0; i < n; ++i) {
+      ref(i, i) = c.identical ? 3 : 3 + rng.uniform(0, 1);
+      if (i > 0 && std::find(c.breaks.begin(), c.breaks.end(), i) == c.breaks.end()) {
+        const double v = c.identical ? -1 : rng.uniform(-1, 1);
+        ref(i, i - 1) = v;
+        ref(i - 1, i) = v;
+      }
+      if (i >= 2) ref(i, i - 2) = ref(i - 2, i) = 0.5;  // not part of the tridiagonal part
+    }
+    auto A = kband::cds_from_dense(Exec(), ref.to_device<double>());
+    kband::impl::LineSolver<double, Exec::memory_space> line(Exec(), A);
+    EXPECT_EQ(line.lines(), static_cast<int>(c.breaks.size()) + 1);
+    EXPECT_EQ(line.shared(), c.identical || c.breaks.empty());
+    std::vector<double> rv(n);
+    for (auto& v : rv) v = rng.uniform(-1, 1);
+    auto r = kband_test_cg::to_device(rv);
+    Kokkos::View<double*> z("z", n);
+    Kokkos::deep_copy(z, nan_value<double>());
+    line.apply(Exec(), r, z);
+    const auto zh = kband_test_cg::to_host(z);
+    for (int i = 0; i < n; ++i) {
+      long double t = ref(i, i) * zh[i];
+      if (i > 0) t += ref(i, i - 1) * zh[i - 1];
+      if (i < n - 1) t += ref(i, i + 1) * zh[i + 1];
+      EXPECT_NEAR(static_cast<double>(t), rv[i], 1e-14) << "n=" << n << " row " << i;  // observed <= 4.4e-16
+    }
+  }
+}
+
+TEST(CGIterations, PreconditionersNeedFewerIterations) {
+  auto P = kband::make_poisson_2d<double>(Exec(), 32, 32);
+  const auto none = solve_ones(P), line = solve_ones(P, CGPreconditioner::Line);
+  EXPECT_EQ(line.status, CGStatus::Converged);
+  EXPECT_LT(line.iterations, none.iterations);
+  std::printf("  poisson 32x32: none %d, line %d iterations\n", none.iterations, line.iterations);
+  // the 1D Laplacian is its own tridiagonal part: one line, one iteration
+  EXPECT_EQ(solve_ones(kband::make_laplacian_1d<double>(Exec(), 100), CGPreconditioner::Line).iterations, 1);
+  // a badly scaled matrix D L D (D = diag(1 .. 100)): Jacobi undoes the scaling
+  const int n = 64;
+  DenseHost ref = DenseHost::laplacian_1d(n);
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j) ref(i, j) *= (1.0L + i % 100) * (1.0L + j % 100);
+  auto A = kband::cds_from_dense(Exec(), ref.to_device<double>());
+  kband::CGOptions opt;
+  opt.max_iterations = 2000;
+  const auto plain = solve_ones(A, CGPreconditioner::None, opt), jac = solve_ones(A, CGPreconditioner::Jacobi, opt);
+  EXPECT_EQ(jac.status, CGStatus::Converged);
+  EXPECT_LT(jac.iterations, plain.iterations);
+  std::printf("  scaled laplacian n=64: none %d (%s), jacobi %d iterations\n", plain.iterations, plain.message(),
+              jac.iterations);
+}
+
+TEST(CGIterations, CheckIntervalDoesNotChangeTheAnswer) {
+  auto A = kband::make_poisson_2d<double>(Exec(), 9, 7);
+  Rng rng(5);
+  auto b = kband_test_cg::to_device(random_vector<double>(63, rng));
+  std::vector<std::vector<double>> xs;
+  std::vector<int> its;
+  for (int every : {1, 4, 1000}) {
+    Kokkos::View<double*> x("x", 63);
+    kband::CGOptions opt;
+    opt.check_every = every;
+    const auto res = kband::cg(Exec(), A, b, x, opt, CGPreconditioner::Jacobi);
+    EXPECT_EQ(res.status, CGStatus::Converged);
+    its.push_back(res.iterations);
+    xs.push_back(kband_test_cg::to_host(x));
+  }
+  EXPECT_EQ(its[0], its[1]);
+  EXPECT_EQ(its[0], its[2]);
+  for (size_t i = 0; i < xs[0].size(); ++i) {
+    EXPECT_TRUE(same_bits(xs[0][i], xs[1][i]));
+    EXPECT_TRUE(same_bits(xs[0][i], xs[2][i]));
+  }
+}
+
+TEST(CGStatus, IndefiniteMatrixIsNotSPD) {
+  // diag(2, 2, -1, 2, ...) with the Laplacian couplings: indefinite
+  const int n = 12;
+  DenseHost ref = DenseHost::laplacian_1d(n);
+  ref(5, 5) = -6;
+  auto A = kband::cds_from_dense(Exec(), ref.to_device<double>());
+  Kokkos::View<double*> b("b", n), x("x", n);
+  Kokkos::deep_copy(b, 1.0);
+  const auto res = kband::cg(Exec(), A, b, x);
+  EXPECT_EQ(res.status, CGStatus::NotSPD) << res.message();
+  EXPECT_NE(std::string(res.message()).find("not SPD"), std::string::npos);
+  for (double v : kband_test_cg::to_host(x)) EXPECT_TRUE(std::isfinite(v));
+  // negative definite: breakdown at the very first step, x untouched
+  auto N = kband::cds_from_dense(Exec(), [&] {
+    DenseHost m = DenseHost::laplacian_1d(n);
+    for (auto& v : m.a) v = -v;
+    return m;
+  }().to_device<double>());
+  Kokkos::deep_copy(x, 0.5);
+  const auto r0 = kband::cg(Exec(), N, b, x, {}, CGPreconditioner::Line);
+  EXPECT_EQ(r0.status, CGStatus::PreconditionerNotSPD) << r0.message();
+  const auto r1 = kband::cg(Exec(), N, b, x);
+  EXPECT_EQ(r1.status, CGStatus::NotSPD) << r1.message();
+  EXPECT_EQ(r1.iterations, 0);
+  for (double v : kband_test_cg::to_host(x)) EXPECT_EQ(v, 0.5);
+}
+
+TEST(CGStatus, MaxIterationsKeepsTheIterate) {
+  const int n = 64;
+  auto A = kband::make_laplacian_1d<double>(Exec(), n);
+  Kokkos::View<double*> b("b", n), x("x", n), Ax("Ax", n);
+  Kokkos::deep_copy(b, 1.0);
+  kband::CGOptions opt;
+  opt.max_iterations = 5;
+  opt.check_every = 2;
+  const auto res = kband::cg(Exec(), A, b, x, opt);
+  EXPECT_EQ(res.status, CGStatus::MaxIterations);
+  EXPECT_EQ(res.iterations, 5);
+  ASSERT_EQ(res.history.size(), 6u);
+  // the true residual of the returned x equals the recursive one
+  kband::spmv(Exec(), A, x, Ax);
+  const auto ax = kband_test_cg::to_host(Ax);
+  double rr = 0;
+  for (int i = 0; i < n; ++i) rr += (1.0 - ax[i]) * (1.0 - ax[i]);
+  EXPECT_NEAR(std::sqrt(rr / n), res.relative_residual, 1e-12);
+}
+
+TEST(CGStatus, NonFiniteInputIsReportedNotIterated) {
+  const int n = 10;
+  auto A = kband::make_laplacian_1d<double>(Exec(), n);
+  Kokkos::View<double*> b("b", n), x("x", n);
+  Kokkos::deep_copy(b, 1.0);
+  Kokkos::deep_copy(Kokkos::subview(b, 3), nan_value<double>());
+  Kokkos::deep_copy(x, 0.25);
+  auto res = kband::cg(Exec(), A, b, x);
+  EXPECT_EQ(res.status, CGStatus::NonFinite);
+  EXPECT_EQ(res.iterations, 0);
+  for (double v : kband_test_cg::to_host(x)) EXPECT_EQ(v, 0.25);
+  Kokkos::deep_copy(b, 1.0);
+  Kokkos::deep_copy(Kokkos::subview(x, 9), std::numeric_limits<double>::infinity());
+  res = kband::cg(Exec(), A, b, x, {}, CGPreconditioner::Jacobi);
+  EXPECT_EQ(res.status, CGStatus::NonFinite);
+  // b = 0 from x0 = 0: converged at once
+  Kokkos::deep_copy(b, 0.0);
+  Kokkos::deep_copy(x, 0.0);
+  res = kband::cg(Exec(), A, b, x);
+  EXPECT_EQ(res.status, CGStatus::Converged);
+  EXPECT_EQ(res.iterations, 0);
+}
+
+TEST(CGErrors, BadArguments) {
+  auto A = kband::make_laplacian_1d<double>(Exec(), 8);
+  Kokkos::View<double*> b("b", 8), x("x", 8), x7("x7", 7);
+  EXPECT_THROW(kband::cg(Exec(), A, b, x7), kband::Error);
+  EXPECT_THROW(kband::cg(Exec(), A, x7, x), kband::Error);
+  EXPECT_THROW(kband::cg(Exec(), A, b, b), kband::Error);
+  kband::CGOptions opt;
+  opt.check_every = 0;
+  EXPECT_THROW(kband::cg(Exec(), A, b, x, opt), kband::Error);
+  opt = {};
+  opt.tol = -1;
+  EXPECT_THROW(kband::cg(Exec(), A, b, x, opt), kband::Error);
+  opt = {};
+  opt.max_iterations = -3;
+  EXPECT_THROW(kband::cg(Exec(), A, b, x, opt), kband::Error);
+  kband::DenseMatrix<double> D("D", 8, 8), R("R", 8, 7);
+  EXPECT_THROW(kband::cg(Exec(), D, b, x, {}, CGPreconditioner::Line), kband::Error);
+  EXPECT_THROW(kband::cg(Exec(), R, b, x), kband::Error);
+  EXPECT_THROW(kband::cg(Exec(), kband::CDSMatrix<double>(), b, x), kband::Error);
+  try {
+    kband::cg(Exec(), A, b, x7);
+  } catch (const kband::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("'x'"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace

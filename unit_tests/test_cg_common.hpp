@@ -1,0 +1,88 @@
+// Helpers of the CDS / CG tests: a host dense matrix in long double built
+// from the definitions of seed 003 (independent of kband's builders), and
+// vector transfers. Host-only.
+#pragma once
+
+#include "kband_test_common.hpp"
+
+namespace kband_test_cg {
+
+using kband_test::real_ref;
+
+struct DenseHost {
+  int n = 0;
+  std::vector<real_ref> a;  // row-major
+  explicit DenseHost(int n_) : n(n_), a(static_cast<size_t>(n_) * n_, 0) {}
+  real_ref& operator()(int i, int j) { return a[static_cast<size_t>(i) * n + j]; }
+  real_ref operator()(int i, int j) const { return a[static_cast<size_t>(i) * n + j]; }
+
+  static DenseHost laplacian_1d(int n) {
+    DenseHost m(n);
+    for (int i = 0; i < n; ++i) {
+      m(i, i) = 2;
+      if (i > 0) m(i, i - 1) = -1;
+      if (i < n - 1) m(i, i + 1) = -1;
+    }
+    return m;
+  }
+  static DenseHost poisson_2d(int nx, int ny) {
+    DenseHost m(nx * ny);
+    for (int j = 0; j < ny; ++j)
+      for (int i = 0; i < nx; ++i) {
+        const int idx = i + nx * j;
+        m(idx, idx) = 4;
+        if (i > 0) m(idx, idx - 1) = -1;
+        if (i < nx - 1) m(idx, idx + 1) = -1;
+        if (j > 0) m(idx, idx - nx) = -1;
+        if (j < ny - 1) m(idx, idx + nx) = -1;
+      }
+    return m;
+  }
+  template <class T>
+  kband::DenseMatrix<T> to_device() const {
+    kband::DenseMatrix<T> d("dense", n, n);
+    auto h = Kokkos::create_mirror_view(d);
+    for (int i = 0; i < n; ++i)
+      for (int j = 0; j < n; ++j) h(i, j) = static_cast<T>((*this)(i, j));
+    Kokkos::deep_copy(d, h);
+    return d;
+  }
+  template <class T>
+  static DenseHost from_device(const kband::DenseMatrix<T>& d) {
+    DenseHost m(static_cast<int>(d.extent(0)));
+    auto h = Kokkos::create_mirror_view(d);
+    Kokkos::deep_copy(h, d);
+    for (int i = 0; i < m.n; ++i)
+      for (int j = 0; j < m.n; ++j) m(i, j) = h(i, j);
+    return m;
+  }
+  template <class T>
+  std::vector<real_ref> multiply(const std::vector<T>& x) const {
+    std::vector<real_ref> y(n, 0);
+    for (int i = 0; i < n; ++i)
+      for (int j = 0; j < n; ++j) y[i] += (*this)(i, j) * static_cast<real_ref>(x[j]);
+    return y;
+  }
+  template <class T>
+  std::vector<real_ref> solve(const std::vector<T>& b) const {
+    kband_test::DenseLU lu(a, n);
+    return lu.solve(b.data());
+  }
+};
+
+template <class T>
+Kokkos::View<T*> to_device(const std::vector<T>& v) {
+  Kokkos::View<T*> d("vec", v.size());
+  auto h = Kokkos::create_mirror_view(d);
+  for (size_t i = 0; i < v.size(); ++i) h(i) = v[i];
+  Kokkos::deep_copy(d, h);
+  return d;
+}
+template <class T>
+std::vector<T> to_host(const Kokkos::View<T*>& d) {
+  auto h = Kokkos::create_mirror_view(d);
+  Kokkos::deep_copy(h, d);
+  return std::vector<T>(h.data(), h.data() + d.extent(0));
+}
+
+}  // namespace kband_test_cg
