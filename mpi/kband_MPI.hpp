@@ -14,3 +14,4 @@
 #include "kband_MPI_Grid.hpp"
 #include "kband_MPI_Field.hpp"
 #include "kband_MPI_Halo.hpp"
+#include "kband_MPI_DistD2.hpp"

@@ -4,7 +4,8 @@ if(KBAND_HAVE_MPI)
   add_executable(kband_mpi_tests
     ${CMAKE_CURRENT_SOURCE_DIR}/test_mpi_main.cpp
     ${CMAKE_CURRENT_SOURCE_DIR}/test_mpi_halo.cpp
-    ${CMAKE_CURRENT_SOURCE_DIR}/test_mpi_errors.cpp)
+    ${CMAKE_CURRENT_SOURCE_DIR}/test_mpi_errors.cpp
+    ${CMAKE_CURRENT_SOURCE_DIR}/test_mpi_distd2.cpp)
   target_link_libraries(kband_mpi_tests PRIVATE kband::mpi GTest::gtest)
   target_include_directories(kband_mpi_tests PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
   foreach(_np 1 2 3 4)

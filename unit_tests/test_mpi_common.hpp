@@ -49,6 +49,18 @@ inline void unequal_blocks(const kband::mpi::CartGrid& g, std::array<int, 3> bas
   }
 }
 
+/// Sets every point of f's local block to value(I, J, K) of its global indices.
+template <class Field, class F>
+void fill_field(const Field& f, F value) {
+  using kband::Direction;
+  auto h = Kokkos::create_mirror_view(f.local());
+  for (int k = 0; k < f.local_extent(Direction::Z); ++k)
+    for (int j = 0; j < f.local_extent(Direction::Y); ++j)
+      for (int i = 0; i < f.local_extent(Direction::X); ++i)
+        h(i, j, k) = value(f.offset(Direction::X) + i, f.offset(Direction::Y) + j, f.offset(Direction::Z) + k);
+  Kokkos::deep_copy(f.local(), h);
+}
+
 /// The 1D grids along each direction and one 3D grid (MPI_Dims_create), each
 /// periodic or not in every direction.
 inline std::vector<std::pair<std::string, std::array<int, 3>>> test_grids() {

@@ -13,15 +13,6 @@ using Lines = kband::GroupedBatch<double, kSZ>;
 /// The global field: unique, exactly representable values.
 double gval(int I, int J, int K) { return 1.0 + I + 128.0 * J + 16384.0 * K; }
 
-void fill_global(const Field& f) {
-  auto h = Kokkos::create_mirror_view(f.local());
-  for (int k = 0; k < f.local_extent(Direction::Z); ++k)
-    for (int j = 0; j < f.local_extent(Direction::Y); ++j)
-      for (int i = 0; i < f.local_extent(Direction::X); ++i)
-        h(i, j, k) = gval(f.offset(Direction::X) + i, f.offset(Direction::Y) + j, f.offset(Direction::Z) + k);
-  Kokkos::deep_copy(f.local(), h);
-}
-
 /// Number of wrong halo entries of one side: lo (side 0) or hi (side 1).
 long long check_side(const Field& f, Direction dir, int depth, const Lines& halo, int side, bool has_neighbour,
                      std::string& first) {
@@ -57,7 +48,7 @@ TEST(MPIHalo, KnownGlobalField) {
       std::array<int, 3> local{}, global{};
       unequal_blocks(grid, {4, 5, 4}, local, global);
       Field f("f", grid, kband::mpi::Decomposition::from_local(grid, global, local));
-      fill_global(f);
+      fill_field(f, gval);
       for (Direction dir : {Direction::X, Direction::Y, Direction::Z}) {
         Lines u = kband::mpi::make_lines<kSZ>("u", f, dir);
         Exec exec;

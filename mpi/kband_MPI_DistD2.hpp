@@ -1,0 +1,224 @@
+// kband::mpi::DistDerivative: a compact operator (kband::CompactScheme: first
+// or second derivative, mid-point interpolation, staggered derivative)
+// applied along the x-, y- or z-lines of a block-distributed 3D field, by
+// DistD2 (kband_DistD2.hpp) with one subdomain per rank along the direction:
+//
+//   1. halo exchange of the 2 rows next to each subdomain end (non-blocking,
+//      packed on the device)                         -> HaloExchange
+//   2. distd2_decouple: RHS stencil fused into the forward pass
+//   3. exchange of the boundary rows (D_0 to the previous rank, D_{n-1} to the
+//      next one; periodic pair between the last and first ranks)
+//   4. distd2_couple: the 2x2 systems across both boundaries, substitution.
+//
+// Only neighbour communication, two messages each way per call. A direction
+// held by one rank is solved without MPI (Position Only: exact, periodic
+// wrap or closures). Periodic operators need a periodic grid direction (when
+// split); closed (non-periodic) first / second derivatives use their
+// boundary closures on the first and last ranks.
+//
+//   kband::mpi::DistDerivative<double> d(exec, grid, Direction::X, scheme, nsys, n_local);
+//   d.apply(exec, in_lines, out_lines);   // SZ-grouped (nsys, n_local) batches
+//   d.apply(exec, in_field, out_field);   // DistField blocks (reorders to lines)
+//
+// Errors are collective on grid.comm(): operators that differ across ranks,
+// line counts that differ within a line of ranks, a subdomain shorter than
+// DistD2's truncation bound (kband::distd2_min_rows), a periodic operator on a
+// non-periodic split direction, wrong extents at apply() -- every rank throws
+// the same kband::Error and nothing is left in flight.
+#pragma once
+
+#include "kband_DistD2.hpp"
+#include "kband_MPI_Field.hpp"
+#include "kband_MPI_Halo.hpp"
+
+namespace kband {
+namespace mpi {
+
+/// Seconds per phase of one DistDerivative::apply (measured with a fence
+/// after each phase when a PhaseTimes is passed; accumulated).
+struct PhaseTimes {
+  double reorder = 0;     // field <-> lines (field-level apply only)
+  double halo = 0;        // halo exchange (communication)
+  double decouple = 0;    // distd2_decouple
+  double boundary = 0;    // boundary-row exchange (communication)
+  double substitute = 0;  // distd2_couple (2x2 systems + substitution)
+  double comm() const { return halo + boundary; }
+};
+
+template <class T, int SZ = default_sz<>::value, class Mem = Kokkos::DefaultExecutionSpace::memory_space>
+class DistDerivative {
+ public:
+  using lines_type = GroupedBatch<T, SZ, Mem>;
+
+  DistDerivative() = default;
+
+  /// The plan for `nsys` lines of `n` local rows along `dir` on `grid`
+  /// (collective on grid.comm(); fences exec). Builds the DistD2 plan of this
+  /// rank's subdomain, exchanges the boundary couplings with the neighbours
+  /// and allocates the message buffers (GPU-aware or staged, `cfg`).
+  template <class Exec>
+  DistDerivative(const Exec& exec, const CartGrid& grid, Direction dir, const CompactScheme& scheme, int nsys,
+                 int n, const CommConfig& cfg = {})
+      : grid_(grid), dir_(dir), nsys_(nsys), n_(n) {
+    const char* fn = "kband::mpi::DistDerivative";
+    kband::impl::ProfilingRegion region(fn);
+    MPI_Comm comm = grid.comm();
+    require_same_bits(comm, fn, "the operators (kind, boundary, alpha, a, b, h)",
+                      {static_cast<double>(scheme.op()), scheme.periodic() ? 1.0 : 0.0, scheme.alpha(), scheme.a(),
+                       scheme.b(), scheme.h()});
+    require_all(comm, nsys >= 0 && n >= 1,
+                kband::impl::concat(fn, ": nsys=", nsys, " and n=", n, " must be >= 0 and >= 1"));
+    impl::require_line_uniform(grid, dir, fn, "the number of lines (nsys)", nsys);
+    const int P = grid.dims(dir), c = grid.coord(dir);
+    require_all(comm, !scheme.periodic() || P == 1 || grid.periodic(dir),
+                kband::impl::concat(fn, ": the ", compact_operator_name(scheme.op()),
+                                    " is periodic but the grid direction ", static_cast<int>(dir), " split over ", P,
+                                    " ranks is not periodic"));
+    const DistD2Position pos =
+        P == 1 ? DistD2Position::Only
+               : (scheme.periodic() ? DistD2Position::Interior
+                                    : (c == 0 ? DistD2Position::First
+                                              : (c == P - 1 ? DistD2Position::Last : DistD2Position::Interior)));
+    collective(comm, [&] { plan_ = DistD2Plan<T, Mem>(exec, scheme, n, pos); });
+    lo_ = lines_type("kband::mpi::halo_lo", nsys, 2);
+    hi_ = lines_type("kband::mpi::halo_hi", nsys, 2);
+    bnd_ = lines_type("kband::mpi::bnd", nsys, 2);
+    if (P > 1) {
+      exchange_couplings(comm, cfg.tag_base + 18);
+      bnd_prev_ = lines_type("kband::mpi::bnd_prev", nsys, 2);
+      bnd_next_ = lines_type("kband::mpi::bnd_next", nsys, 2);
+      halo_ = HaloExchange<T, SZ, Mem>(grid, dir, 2, nsys, n, cfg, impl::kHaloChannel);
+      bx_ = HaloExchange<T, SZ, Mem>(grid, dir, 1, nsys, 2, cfg, impl::kDistD2Channel);
+    }
+    direct_ = direct_path<Mem>(cfg);
+  }
+
+  /// The plan for the `dir`-lines of the blocks of `f` (nsys = f.nlines(dir),
+  /// n = f.local_extent(dir)).
+  template <class Exec, class L>
+  DistDerivative(const Exec& exec, const DistField<T, L, Mem>& f, Direction dir, const CompactScheme& scheme,
+                 const CommConfig& cfg = {})
+      : DistDerivative(exec, f.grid(), dir, scheme, f.nlines(dir), f.local_extent(dir), cfg) {}
+
+  /// out = the operator applied along the distributed lines of `in`; in and
+  /// out are SZ-grouped batches of extents (nsys, n) holding this rank's
+  /// subdomain of every line; out must not alias in. Collective (every rank
+  /// of the grid calls it). Asynchronous on exec except where MPI needs the
+  /// data: exec is fenced before each of the two sends. `times` (optional):
+  /// adds the seconds of each phase, fencing after each.
+  template <class Exec>
+  void apply(const Exec& exec, const lines_type& in, const lines_type& out, PhaseTimes* times = nullptr) {
+    const char* fn = "kband::mpi::DistDerivative::apply";
+    kband::impl::ProfilingRegion region(fn);
+    std::string msg;
+    if (plan_.n() == 0) msg = kband::impl::concat(fn, ": the plan is empty (default-constructed)");
+    else if (in.nsys() != nsys_ || in.n() != n_ || out.nsys() != nsys_ || out.n() != n_)
+      msg = kband::impl::concat(fn, ": arguments 'in' (", in.label(), ", nsys=", in.nsys(), ", n=", in.n(),
+                                ") and 'out' (", out.label(), ", nsys=", out.nsys(), ", n=", out.n(),
+                                ") must have the plan's extents (nsys=", nsys_, ", n=", n_, ")");
+    else if (in.view().data() == out.view().data() && nsys_ > 0)
+      msg = kband::impl::concat(fn, ": out must not alias in");
+    require_all(grid_.comm(), msg.empty(), msg);
+    Stopwatch<Exec> sw(exec, times);
+    if (grid_.dims(dir_) == 1) {  // the whole line is here: halos from the line itself
+      if (!plan_.data().lo_closed) distd2_copy_rows(exec, in, n_ - 2, lo_, 0, 2);
+      if (!plan_.data().hi_closed) distd2_copy_rows(exec, in, 0, hi_, 0, 2);
+    } else {
+      halo_.start(exec, in);
+      halo_.finish(exec, lo_, hi_);
+    }
+    sw.lap(times ? &times->halo : nullptr);
+    distd2_decouple(exec, plan_, in, lo_, hi_, out, bnd_);
+    sw.lap(times ? &times->decouple : nullptr);
+    if (grid_.dims(dir_) > 1) {  // D_0 -> previous rank's bnd_next row 0, D_{n-1} -> next rank's bnd_prev row 1
+      bx_.start(exec, bnd_);
+      bx_.finish(exec, bnd_prev_, bnd_next_, 1, 0);
+    }
+    sw.lap(times ? &times->boundary : nullptr);
+    distd2_couple(exec, plan_, bnd_, grid_.dims(dir_) > 1 ? bnd_prev_ : bnd_, cpl_prev_,
+                  grid_.dims(dir_) > 1 ? bnd_next_ : bnd_, cpl_next_, out);
+    sw.lap(times ? &times->substitute : nullptr);
+  }
+
+  /// Field level: the `dir`-lines of in's block -> apply -> out's block (in
+  /// and out may be the same field; work batches are kept between calls).
+  template <class Exec, class L>
+  void apply(const Exec& exec, const DistField<T, L, Mem>& in, const DistField<T, L, Mem>& out,
+             PhaseTimes* times = nullptr) {
+    const char* fn = "kband::mpi::DistDerivative::apply";
+    kband::impl::ProfilingRegion region(fn);
+    bool ok = true;
+    for (const auto* f : {&in, &out}) ok = ok && f->nlines(dir_) == nsys_ && f->local_extent(dir_) == n_;
+    require_all(grid_.comm(), ok,
+                kband::impl::concat(fn, ": the fields' blocks (", in.nlines(dir_), " and ", out.nlines(dir_),
+                                    " lines of ", in.local_extent(dir_), " and ", out.local_extent(dir_),
+                                    " rows) do not match the plan (", nsys_, " lines of ", n_, " rows)"));
+    if (win_.nsys() != nsys_ || win_.n() != n_) {
+      win_ = lines_type("kband::mpi::lines_in", nsys_, n_);
+      wout_ = lines_type("kband::mpi::lines_out", nsys_, n_);
+    }
+    Stopwatch<Exec> sw(exec, times);
+    to_lines(exec, dir_, in, win_);
+    sw.lap(times ? &times->reorder : nullptr);
+    apply(exec, win_, wout_, times);
+    sw.restart();
+    from_lines(exec, dir_, wout_, out);
+    sw.lap(times ? &times->reorder : nullptr);
+  }
+
+  Direction direction() const { return dir_; }
+  int nsys() const { return nsys_; }
+  int n() const { return n_; }
+  const CartGrid& grid() const { return grid_; }
+  const DistD2Plan<T, Mem>& plan() const { return plan_; }
+  /// True when message buffers go to MPI directly (GPU-aware MPI or host memory).
+  bool direct() const { return direct_; }
+
+ private:
+  /// Fences and reads the time at each lap when timing is requested.
+  template <class Exec>
+  struct Stopwatch {
+    const Exec& exec;
+    bool on;
+    Kokkos::Timer timer;
+    Stopwatch(const Exec& e, const PhaseTimes* t) : exec(e), on(t != nullptr) { restart(); }
+    void restart() {
+      if (!on) return;
+      exec.fence();
+      timer.reset();
+    }
+    void lap(double* acc) {
+      if (!on || !acc) return;
+      exec.fence();
+      *acc += timer.seconds();
+      timer.reset();
+    }
+  };
+
+  /// The neighbours' DistD2Couplings (4 scalars each way), once per plan.
+  void exchange_couplings(MPI_Comm comm, int tag) {
+    const DistD2Coupling<T> mine = plan_.coupling();
+    T out[4] = {mine.first_prev, mine.first_last, mine.last_first, mine.last_next};
+    T from_prev[4] = {0, 0, 0, 0}, from_next[4] = {0, 0, 0, 0};
+    check(MPI_Sendrecv(out, 4, datatype<T>(), grid_.next(dir_), tag, from_prev, 4, datatype<T>(), grid_.prev(dir_),
+                       tag, comm, MPI_STATUS_IGNORE),
+          "MPI_Sendrecv");
+    check(MPI_Sendrecv(out, 4, datatype<T>(), grid_.prev(dir_), tag + 1, from_next, 4, datatype<T>(),
+                       grid_.next(dir_), tag + 1, comm, MPI_STATUS_IGNORE),
+          "MPI_Sendrecv");
+    cpl_prev_ = DistD2Coupling<T>{from_prev[0], from_prev[1], from_prev[2], from_prev[3]};
+    cpl_next_ = DistD2Coupling<T>{from_next[0], from_next[1], from_next[2], from_next[3]};
+  }
+
+  CartGrid grid_;
+  Direction dir_ = Direction::X;
+  int nsys_ = 0, n_ = 0;
+  bool direct_ = true;
+  DistD2Plan<T, Mem> plan_;
+  DistD2Coupling<T> cpl_prev_, cpl_next_;
+  lines_type lo_, hi_, bnd_, bnd_prev_, bnd_next_, win_, wout_;
+  HaloExchange<T, SZ, Mem> halo_, bx_;
+};
+
+}  // namespace mpi
+}  // namespace kband
