@@ -429,13 +429,14 @@ class LineSolver {
 struct LocalComm {
   template <class Exec, class V>
   void sum(const Exec&, const V&) const {}
+  bool agree(bool stop) const { return stop; }
 };
 
 /// The CG iteration over an operator Op, which provides
 ///   n(), halo(), fused (bool), diagonal(exec, out),
 ///   start(exec, x, pext, q): q = A x (pext: a halo'd scratch vector it may use),
 ///   step(exec, CGStep, q, pap_slot): K1 (fused or split, p.Ap into pap_slot),
-/// and the reductions' global completion Comm::sum(exec, slot).
+/// and the reductions' global completion Comm::sum(exec, slot), Comm::agree(stop).
 template <class Exec, class T, class Op, class Comm>
 class CGDriver {
  public:
@@ -487,7 +488,7 @@ class CGDriver {
       iterate(exec, comm, pk, pold, pnew, x);
       ++k;
       if (k % every == 0 || k == maxit) {
-        if (analyse(exec, k, maxit, res)) {
+        if (comm.agree(analyse(exec, k, maxit, res))) {
           done_at = k;
           break;
         }
