@@ -73,7 +73,7 @@ HybridGeometry hybrid_geometry(const char* fn, int nsys, int n, const HybridOpti
   if (g.P > g.Smax / 2) g.P = g.Smax / 2;
   if (g.P < 1) g.P = 1;
   g.R = 2 * g.P;
-  g.Sp = g.Smax + g.Smax / g.M + 1;
+  g.Sp = g.Smax + g.Smax / 16 + 1;
   // PCR carries three right-hand sides in the Reduce kernel, one otherwise
   const int nrhs = g.G == 1 ? 1 : 3;
   g.scratch_bytes = HybridGeometry::scratch_elems(g.W, g.Sp, g.R, nrhs) * sizeof(T) + g.W * sizeof(int) + 16;
@@ -83,15 +83,16 @@ HybridGeometry hybrid_geometry(const char* fn, int nsys, int n, const HybridOpti
   require(g.scratch_bytes <= (g.scratch_level == 0 ? max0 : max1),
           concat(fn, ": segments of ", g.Smax, " rows need ", g.scratch_bytes,
                  " bytes of team scratch but the backend offers ", max1, "; use a smaller HybridOptions::segment_rows"));
+  // a multiple of W: every thread serves one lane
   if (device) {
     int ts = opt.team_size > 0 ? opt.team_size : g.W * g.P;
     if (opt.team_size == 0) {
       ts = (ts + 31) / 32 * 32;
       if (ts > 256) ts = 256;
     }
-    g.team_size = ts;
+    g.team_size = (ts + g.W - 1) / g.W * g.W;
   } else {
-    g.team_size = 1;
+    g.team_size = g.W;
   }
   g.league = static_cast<int>((static_cast<long>(nsys) + g.W - 1) / g.W) * g.G;
   return g;

@@ -41,7 +41,7 @@ struct HybridGeometry {
   int M = 2;        // nominal rows per chunk
   int P = 1;        // chunks per segment (maximum)
   int Smax = 1;     // rows of the longest segment
-  int Sp = 1;       // padded scratch row count of one segment array
+  int Sp = 1;       // padded scratch row count of one segment array (Smax + Smax/16 + 1)
   int R = 2;        // rows of the segment's reduced system (2P)
   int team_size = 1;
   int league = 0;
@@ -89,16 +89,17 @@ struct HybridKernel {
   HybridGeometry g;
   T nan;
 
-  /// Scratch of one team: the segment's rows (a, b, c, d per lane; padded
-  /// every M rows against bank conflicts of the chunk sweeps), the PCR double
-  /// buffer, the saved end rows (Reduce) and a failed-row marker per lane.
+  /// Scratch of one team: the segment's rows (a, b, c, d per lane; one
+  /// padding element every 16 rows, so that threads sweeping chunks of 16
+  /// rows hit distinct banks), the PCR double buffer, the saved end rows
+  /// (Reduce) and a failed-row marker per lane.
   struct Team {
     T* seg;
     T* pcr;
     T* ends;
     int* bad;
-    int W, Sp, R, M;
-    KOKKOS_INLINE_FUNCTION T& s(int k, int l, int r) const { return seg[(k * W + l) * Sp + r + r / M]; }
+    int W, Sp, R;
+    KOKKOS_INLINE_FUNCTION T& s(int k, int l, int r) const { return seg[(k * W + l) * Sp + r + (r >> 4)]; }
     KOKKOS_INLINE_FUNCTION T& p(int buf, int k, int l, int i) const { return pcr[((buf * NV + k) * W + l) * R + i]; }
   };
 
@@ -131,52 +132,60 @@ struct HybridKernel {
     tm.W = g.W;
     tm.Sp = g.Sp;
     tm.R = g.R;
-    tm.M = g.M;
     tm.seg = static_cast<T*>(m.team_scratch(g.scratch_level).get_shmem(g.scratch_bytes));
     tm.pcr = tm.seg + static_cast<size_t>(4) * g.W * g.Sp;
     tm.ends = tm.pcr + static_cast<size_t>(2) * NV * g.W * g.R;
     tm.bad = reinterpret_cast<int*>(tm.ends + 8 * g.W);
 
-    // 1. the segment's rows into scratch (consecutive threads: lanes, then rows)
-    for (int l = t; l < nl; l += ts) tm.bad[l] = n + 1;
-    for (int e = t; e < nl * sg.Ls; e += ts) {
-      const int l = e % nl, r = e / nl, j = sg.g0 + r, s = sg.sys0 + l;
-      tm.s(0, l, r) = j > 0 ? T(a(s, j)) : T(0);
-      tm.s(1, l, r) = b(s, j);
-      tm.s(2, l, r) = j < n - 1 ? T(c(s, j)) : T(0);
-      tm.s(3, l, r) = d(s, j);
+    // Thread t serves lane l = t % W (consecutive threads: consecutive
+    // systems, then rows), items q, q + nq, ... of it; lanes >= nl idle.
+    const int l = t % g.W, q = t / g.W, nq = ts / g.W;
+    const bool live = l < nl;
+    // 1. the segment's rows into scratch
+    if (live) {
+      if (q == 0) tm.bad[l] = n + 1;
+      const int s = sg.sys0 + l;
+      for (int r = q; r < sg.Ls; r += nq) {
+        const int j = sg.g0 + r;
+        tm.s(0, l, r) = j > 0 ? T(a(s, j)) : T(0);
+        tm.s(1, l, r) = b(s, j);
+        tm.s(2, l, r) = j < n - 1 ? T(c(s, j)) : T(0);
+        tm.s(3, l, r) = d(s, j);
+      }
     }
     m.team_barrier();
     // 2. chunk sweeps -> reduced rows 2ch, 2ch+1 in PCR buffer 0
-    for (int e = t; e < nl * sg.P; e += ts) chunk_sweeps(tm, sg, e % nl, e / nl);
+    if (live)
+      for (int ch = q; ch < sg.P; ch += nq) chunk_sweeps(tm, sg, l, ch);
     m.team_barrier();
     // 3. PCR on the reduced rows
     int cur = 0;
     for (int stride = 1; stride < R; stride *= 2) {
-      for (int e = t; e < nl * R; e += ts) pcr_row(tm, sg, e % nl, e / nl, stride, cur);
+      if (live)
+        for (int i = q; i < R; i += nq) pcr_row(tm, sg, l, i, stride, cur);
       cur = 1 - cur;
       m.team_barrier();
     }
-    for (int e = t; e < nl * R; e += ts) {
-      const int l = e % nl, i = e / nl;
-      if (!usable_pivot(tm.p(cur, 1, l, i))) mark(&tm.bad[l], sg.row_of(i));
+    if (live) {
+      for (int i = q; i < R; i += nq)
+        if (!usable_pivot(tm.p(cur, 1, l, i))) mark(&tm.bad[l], sg.row_of(i));
+      if (Mode == HybridMode::Substitute && q == 0) merge_global_info(tm, sg, l);
     }
-    if (Mode == HybridMode::Substitute)
-      for (int l = t; l < nl; l += ts) merge_global_info(tm, sg, l);
     m.team_barrier();
     if (Mode == HybridMode::Reduce) {
-      for (int l = t; l < nl; l += ts) write_segment_rows(tm, sg, l, cur);
+      if (live && q == 0) write_segment_rows(tm, sg, l, cur);
       return;
     }
     // 4. substitution inside the chunks, then the rows back to x
-    for (int e = t; e < nl * sg.P; e += ts) substitute(tm, sg, e % nl, e / nl, cur);
+    if (live)
+      for (int ch = q; ch < sg.P; ch += nq) substitute(tm, sg, l, ch, cur);
     m.team_barrier();
-    for (int e = t; e < nl * sg.Ls; e += ts) {
-      const int l = e % nl, r = e / nl;
-      x(sg.sys0 + l, sg.g0 + r) = tm.bad[l] <= n ? nan : tm.s(3, l, r);
+    if (live) {
+      const int s = sg.sys0 + l;
+      const bool failed = tm.bad[l] <= n;
+      for (int r = q; r < sg.Ls; r += nq) x(s, sg.g0 + r) = failed ? nan : tm.s(3, l, r);
+      if (sg.seg == 0 && q == 0) info(s) = failed ? tm.bad[l] : 0;
     }
-    if (sg.seg == 0)
-      for (int l = t; l < nl; l += ts) info(sg.sys0 + l) = tm.bad[l] <= n ? tm.bad[l] : 0;
   }
 
   /// Writes reduced row i of lane l into PCR buffer 0 (identity rows at the
