@@ -235,22 +235,85 @@ void distd2_check_field(const char* fn, const char* arg, const GroupedBatch<T, S
                  "); the subdomain needs nsys=", nsys, " and rows ", row0, " .. ", row0 + n - 1));
 }
 
+/// Threads per system group and launch shape. GPUs: one system per thread,
+/// teams of 128 (4 groups of SZ = 32); a single-subdomain line keeps its d
+/// rows in level-0 team scratch while 32 threads' rows fit in 48 KiB (n <= 192
+/// in double), teams then as large as 48 KiB allows up to 128. CPUs: one
+/// group of SZ systems per team of one thread (the lane loop vectorises).
 template <class Exec, int SZ>
-struct distd2_geometry {
-  static constexpr int W = is_device_exec<Exec>::value ? 1 : SZ;
-  static constexpr int U = is_device_exec<Exec>::value ? KBAND_DISTD2_UNROLL : 1;
-  static int items(int nsys) { return W == 1 ? GroupedBatch<float, SZ>::groups_for(nsys) * SZ : GroupedBatch<float, SZ>::groups_for(nsys); }
+struct distd2_shape {
+  static constexpr bool device = is_device_exec<Exec>::value;
+  static constexpr int W = device ? 1 : SZ;
+  static constexpr int U = device ? KBAND_DISTD2_UNROLL : 1;
+  template <class T>
+  static DistD2Geometry geometry(int nsys, int n, bool local) {
+    DistD2Geometry g;
+    const long items = device ? static_cast<long>(GroupedBatch<T, SZ>::groups_for(nsys)) * SZ
+                              : GroupedBatch<T, SZ>::groups_for(nsys);
+    const size_t row_bytes = static_cast<size_t>(n) * sizeof(T), budget = 48 * 1024;
+    g.team_size = device ? 128 : 1;
+    if (device && local && row_bytes * 32 <= budget &&
+        row_bytes * 32 <= static_cast<size_t>(Kokkos::TeamPolicy<Exec>::scratch_size_max(0))) {
+      g.scratch = true;
+      g.team_size = 32;
+      while (g.team_size < 128 && row_bytes * g.team_size * 2 <= budget) g.team_size *= 2;
+      g.scratch_bytes = row_bytes * g.team_size;
+    }
+    g.league = static_cast<int>((items + g.team_size - 1) / g.team_size);
+    return g;
+  }
 };
+
+template <class Exec, class F>
+void distd2_launch(const char* fn, const Exec& exec, const DistD2Geometry& g, const F& f) {
+  if (g.league == 0) return;
+  Kokkos::TeamPolicy<Exec> policy(exec, g.league, g.team_size);
+  if (g.scratch) policy.set_scratch_size(0, Kokkos::PerTeam(g.scratch_bytes));
+  Kokkos::parallel_for(fn, policy, f);
+}
 
 template <class Exec, class T, int SZ, class Mem>
 void distd2_substitute_impl(const char* fn, const Exec& exec, const DistD2Plan<T, Mem>& plan,
                             const GroupedBatch<T, SZ, Mem>& bnd, const DistD2Ends<T, SZ, Mem>& ends,
                             const GroupedBatch<T, SZ, Mem>& out, int row0) {
-  using G = distd2_geometry<Exec, SZ>;
+  using S = distd2_shape<Exec, SZ>;
   if (out.nsys() == 0) return;
-  Kokkos::parallel_for(fn, Kokkos::RangePolicy<Exec>(exec, 0, G::items(out.nsys())),
-                       DistD2SubstituteKernel<T, SZ, Mem, G::W, G::U>{plan.data(), bnd.view(), out.view(), ends,
-                                                                      row0, out.nsys()});
+  distd2_launch(fn, exec, S::template geometry<T>(out.nsys(), plan.n(), false),
+                DistD2SubstituteKernel<Exec, T, SZ, Mem, S::W, S::U>{plan.data(), bnd.view(), out.view(), ends, row0,
+                                                                    out.nsys()});
+}
+
+/// Decouple (Local = false) or the whole single-subdomain solve (Local).
+template <bool Local, class Exec, class T, int SZ, class Mem>
+void distd2_decouple_impl(const char* fn, const Exec& exec, const DistD2Plan<T, Mem>& plan,
+                          const GroupedBatch<T, SZ, Mem>& in, const GroupedBatch<T, SZ, Mem>& halo_lo,
+                          const GroupedBatch<T, SZ, Mem>& halo_hi, const GroupedBatch<T, SZ, Mem>& out,
+                          const GroupedBatch<T, SZ, Mem>& bnd, int row0, T P, T Q, T det_inv) {
+  const auto& d = plan.data();
+  const int nsys = in.nsys();
+  if (nsys == 0) return;
+  using S = distd2_shape<Exec, SZ>;
+  const DistD2Geometry g = S::template geometry<T>(nsys, plan.n(), Local);
+  const auto lo = d.lo_closed ? in.view() : halo_lo.view();  // a closed end's halo is not read
+  const auto hi = d.hi_closed ? in.view() : halo_hi.view();
+  if (g.scratch)
+    distd2_launch(fn, exec, g, DistD2DecoupleKernel<Exec, T, SZ, Mem, S::W, S::U, Local, true>{
+                                   d, in.view(), lo, hi, out.view(), bnd.view(), row0, nsys, P, Q, det_inv});
+  else
+    distd2_launch(fn, exec, g, DistD2DecoupleKernel<Exec, T, SZ, Mem, S::W, S::U, Local, false>{
+                                   d, in.view(), lo, hi, out.view(), bnd.view(), row0, nsys, P, Q, det_inv});
+}
+
+/// The single subdomain's own 2x2 system s + P e = D_0, Q s + e = D_{n-1}
+/// (nothing dropped); det_inv = 1 / (1 - PQ).
+template <class T, class Mem>
+void distd2_own_system(const char* fn, const DistD2Plan<T, Mem>& plan, T& P, T& Q, T& det_inv) {
+  const DistD2Coupling<T>& c = plan.coupling();
+  P = c.first_prev + c.first_last;
+  Q = c.last_first + c.last_next;
+  const T det = T(1) - P * Q;
+  require(usable_pivot(det), concat(fn, ": the subdomain's own 2x2 system is singular (determinant ", det, ")"));
+  det_inv = T(1) / det;
 }
 
 }  // namespace impl
@@ -298,12 +361,7 @@ void distd2_decouple(const Exec& exec, const DistD2Plan<T, Mem>& plan, const Gro
   if (!d.lo_closed) impl::distd2_check_rows<Exec>(fn, "halo_lo", halo_lo, nsys, 2);
   if (!d.hi_closed) impl::distd2_check_rows<Exec>(fn, "halo_hi", halo_hi, nsys, 2);
   impl::distd2_check_rows<Exec>(fn, "bnd", bnd, nsys, 2);
-  if (nsys == 0) return;
-  using G = impl::distd2_geometry<Exec, SZ>;
-  Kokkos::parallel_for(fn, Kokkos::RangePolicy<Exec>(exec, 0, G::items(nsys)),
-                       impl::DistD2DecoupleKernel<T, SZ, Mem, G::W, G::U>{
-                           d, in.view(), d.lo_closed ? bnd.view() : halo_lo.view(),
-                           d.hi_closed ? bnd.view() : halo_hi.view(), out.view(), bnd.view(), row0, nsys});
+  impl::distd2_decouple_impl<false>(fn, exec, plan, in, halo_lo, halo_hi, out, bnd, row0, T(0), T(0), T(1));
 }
 
 /// The 2x2 systems across both boundaries of one subdomain, then Algorithm 7
@@ -339,13 +397,10 @@ void distd2_couple(const Exec& exec, const DistD2Plan<T, Mem>& plan, const Group
     return T(1) / v;
   };
   if (plan.position() == DistD2Position::Only) {
-    // s + P e = D_0, Q s + e = D_{n-1}, nothing dropped
-    const T P = c.first_prev + c.first_last, Q = c.last_first + c.last_next;
-    ends.ps = P;
-    ends.pe = Q;
+    impl::distd2_own_system(fn, plan, ends.ps, ends.pe, ends.ws);
+    ends.we = ends.ws;
     ends.is = 1;
     ends.ie = 0;
-    ends.ws = ends.we = det(T(1) - P * Q, "own");
   } else {
     if (plan.has_prev()) {
       impl::distd2_check_rows<Exec>(fn, "bnd_prev", bnd_prev, nsys, 2);
@@ -510,7 +565,7 @@ struct DistD2Workspace {
 /// out = the operator applied to every line of in (nsys, line.n() rows) by
 /// DistD2 over the line's subdomains: halos filled from the neighbouring
 /// subdomains, decouple, then the 2x2 systems and substitution (or the exact
-/// reduced solve). out must not alias in. ws: buffers from a previous call
+/// reduced solve). With one subdomain the three phases run as one kernel. out must not alias in. ws: buffers from a previous call
 /// or DistD2Workspace(nsys, K); allocated here when empty. No fence.
 template <class Exec, class T, int SZ, class Mem>
 void distd2(const Exec& exec, const DistD2Line<T, Mem>& line, const GroupedBatch<T, SZ, Mem>& in,
@@ -521,6 +576,17 @@ void distd2(const Exec& exec, const DistD2Line<T, Mem>& line, const GroupedBatch
   impl::distd2_check_rows<Exec>(fn, "in", in, nsys, N);
   impl::distd2_check_rows<Exec>(fn, "out", out, nsys, N);
   if (ws.nsys != nsys || static_cast<int>(ws.bnd.size()) != K) ws = DistD2Workspace<T, SZ, Mem>(nsys, K);
+  if (K == 1) {
+    // one subdomain: decoupling, its own 2x2 system and the substitution in
+    // one kernel (the decoupled rows stay in team scratch where they fit)
+    const auto& p = line.plan(0);
+    if (!p.data().lo_closed) distd2_copy_rows(exec, in, N - 2, ws.halo_lo[0], 0, 2);
+    if (!p.data().hi_closed) distd2_copy_rows(exec, in, 0, ws.halo_hi[0], 0, 2);
+    T P, Q, det_inv;
+    impl::distd2_own_system(fn, p, P, Q, det_inv);
+    impl::distd2_decouple_impl<true>(fn, exec, p, in, ws.halo_lo[0], ws.halo_hi[0], out, ws.bnd[0], 0, P, Q, det_inv);
+    return;
+  }
   for (int k = 0; k < K; ++k) {
     const auto& p = line.plan(k);
     const int o = line.offset(k);

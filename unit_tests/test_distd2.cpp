@@ -240,7 +240,10 @@ void run_phases(const CompactScheme& op, const std::vector<int>& len, int nsys) 
   }
   exec.fence();
   const auto single = apply_distd2(op, whole, len);
-  EXPECT_EQ(rel_diff(joined, single), 0.0) << "K=" << K << " periodic=" << op.periodic();
+  // the same arithmetic (one subdomain: in one kernel there), up to the
+  // compiler's contraction choices per kernel on GPUs; Serial: identical
+  EXPECT_LE(rel_diff(joined, single), 64 * std::numeric_limits<T>::epsilon())
+      << "K=" << K << " periodic=" << op.periodic();
 }
 
 TEST(DistD2Phases, SeparateBatchesEqualTheSingleRankCall) {

@@ -105,8 +105,10 @@ struct DistD2Data {
 template <class T, int SZ, class Mem>
 using GroupedView = typename GroupedBatch<T, SZ, Mem>::view_type;
 
-/// The systems (lanes) a work item owns: one system on GPUs (W = 1), a whole
-/// group of SZ on CPUs (W = SZ, the lane loop vectorises).
+/// The systems (lanes) a work item owns: one system on GPUs (W = 1; SZ
+/// consecutive threads of a team share a group, so every row access of a
+/// warp is one contiguous segment), a whole group of SZ on CPUs (W = SZ, the
+/// lane loop vectorises). Work item = league_rank * team_size + team_rank.
 template <int SZ, int W>
 struct DistD2Lanes {
   int g, l0, nl;
@@ -123,12 +125,58 @@ struct DistD2Lanes {
   }
 };
 
+/// Launch shape of the DistD2 kernels; `scratch`: the decoupled rows d of a
+/// single-subdomain line stay in team scratch between the passes.
+struct DistD2Geometry {
+  int team_size = 1, league = 0;
+  bool scratch = false;
+  size_t scratch_bytes = 0;
+};
+
+/// Algorithm 7's sweep: x_{n-1} = e, x_j = d_j - sa_j s - sc_j x_{j+1} for
+/// j = n-2 .. 1, x_0 = s; d read from src (row stride srow), x written to
+/// dst (row stride drow); src may be dst. Blocks of UU rows: loads first.
+template <class T, class Mem, int W, int U>
+struct DistD2Sweep {
+  template <int UU>
+  KOKKOS_INLINE_FUNCTION static void rows(const DistD2Data<T, Mem>& p, const T* src, size_t srow, T* dst,
+                                          size_t drow, int nlc, int jb, const T (&s)[W], T (&xn)[W]) {
+    T dv[UU][W], av[UU], cv[UU];
+    for (int u = 0; u < UU; ++u) {
+      av[u] = p.sa(jb - u);
+      cv[u] = p.sc(jb - u);
+      for (int l = 0; l < nlc; ++l) dv[u][l] = src[(jb - u) * srow + l];
+    }
+    for (int u = 0; u < UU; ++u)
+      for (int l = 0; l < nlc; ++l) {
+        xn[l] = dv[u][l] - av[u] * s[l] - cv[u] * xn[l];
+        dst[(jb - u) * drow + l] = xn[l];
+      }
+  }
+  KOKKOS_INLINE_FUNCTION static void run(const DistD2Data<T, Mem>& p, const T* src, size_t srow, T* dst,
+                                         size_t drow, int nlc, const T (&s)[W], T (&xn)[W]) {
+    const int n = p.n;
+    for (int l = 0; l < nlc; ++l) dst[(n - 1) * drow + l] = xn[l];
+    int j = n - 2;
+    for (; j - U + 1 >= 1; j -= U) rows<U>(p, src, srow, dst, drow, nlc, j, s, xn);
+    for (; j >= 1; --j) rows<1>(p, src, srow, dst, drow, nlc, j, s, xn);
+    for (int l = 0; l < nlc; ++l) dst[l] = s[l];
+  }
+};
+
 /// Decoupling phase: RHS stencil fused into the forward pass (Algorithm 6).
-template <class T, int SZ, class Mem, int W, int U>
+/// The forward values d_j go to `out` (Scratch: to team scratch). Local (a
+/// single-subdomain line): the subdomain's own 2x2 system (s + P e = D_0,
+/// Q s + e = D_{n-1}, det_inv = 1/(1 - PQ)) and the substitution follow in
+/// the same kernel, so d is read back from scratch (or cache) and the field
+/// crosses memory twice in all.
+template <class Exec, class T, int SZ, class Mem, int W, int U, bool Local, bool Scratch>
 struct DistD2DecoupleKernel {
+  using member_type = typename Kokkos::TeamPolicy<Exec>::member_type;
   DistD2Data<T, Mem> p;
   GroupedView<T, SZ, Mem> in, lo, hi, out, bnd;
   int row0, nsys;
+  T P = 0, Q = 0, det_inv = 1;  // Local only
 
   KOKKOS_INLINE_FUNCTION T point(const int g, const int l, const int q) const {
     const int n = p.n;
@@ -136,8 +184,8 @@ struct DistD2DecoupleKernel {
   }
 
   /// Row j whose window may leave the subdomain (rows 0, 1, n-2, n-1).
-  KOKKOS_INLINE_FUNCTION void edge_row(const int g, const int l0, const int nlc, const int j, T (&dprev)[W],
-                                       T (&dot)[W]) const {
+  KOKKOS_INLINE_FUNCTION void edge_row(const int g, const int l0, const int nlc, const int j, T* ds,
+                                       const size_t drow, T (&dprev)[W], T (&dot)[W]) const {
     const T* c;
     int o;
     p.stencil.window(j, p.n, p.lo_closed, p.hi_closed, c, o);
@@ -147,63 +195,96 @@ struct DistD2DecoupleKernel {
       for (int q = 0; q < 5; ++q)
         if (c[q] != T(0)) rhs += c[q] * point(g, l0 + l, j + o + q);
       const T d = fj * (rhs - rj * dprev[l]);
-      out(g, row0 + j, l0 + l) = d;
+      ds[j * drow + l] = d;
       dot[l] += gj * d;
       dprev[l] = d;
     }
   }
 
-  /// Rows jb .. jb+UU-1 of the interior (windows inside the subdomain);
-  /// win[0..3] holds rows jb-2 .. jb+1 and is advanced by UU rows.
+  /// Rows jb .. jb+UU-1 of the interior (windows inside the subdomain).
+  /// GPUs (W = 1): win[0..3] holds rows jb-2 .. jb+1 in registers and is
+  /// advanced by UU rows, so each input row is loaded once, UU loads in
+  /// flight. CPUs (W = SZ lanes): the five rows are read where they are (the
+  /// lanes of a row share a cache line), which keeps the lane loop free of
+  /// register spills.
   template <int UU>
-  KOKKOS_INLINE_FUNCTION void bulk(const int g, const int l0, const int nlc, const int jb, T (&win)[4][W],
-                                   T (&dprev)[W], T (&dot)[W]) const {
-    T v[UU + 4][W];
+  KOKKOS_INLINE_FUNCTION void bulk(const int g, const int l0, const int nlc, const int jb, T* ds, const size_t drow,
+                                   T (&win)[4][W], T (&dprev)[W], T (&dot)[W]) const {
+    const T* c = p.stencil.interior;
+    const T c0 = c[0], c1 = c[1], c2 = c[2], c3 = c[3], c4 = c[4];
+    if (W > 1) {
+      for (int u = 0; u < UU; ++u) {
+        const int j = jb + u;
+        const T fj = p.f(j), rj = p.r(j), gj = p.g(j);
+        const T* x = &in(g, row0 + j - 2, l0);
+        T* y = ds + j * drow;
+        for (int l = 0; l < nlc; ++l) {
+          const T rhs = c0 * x[l] + c1 * x[SZ + l] + c2 * x[2 * SZ + l] + c3 * x[3 * SZ + l] + c4 * x[4 * SZ + l];
+          const T d = fj * (rhs - rj * dprev[l]);
+          y[l] = d;
+          dot[l] += gj * d;
+          dprev[l] = d;
+        }
+      }
+      return;
+    }
+    T v[UU + 4];
     T fv[UU], rv[UU], gv[UU];
     for (int u = 0; u < UU; ++u) {
       fv[u] = p.f(jb + u);
       rv[u] = p.r(jb + u);
       gv[u] = p.g(jb + u);
-      for (int l = 0; l < nlc; ++l) v[u + 4][l] = in(g, row0 + jb + 2 + u, l0 + l);
+      v[u + 4] = in(g, row0 + jb + 2 + u, l0);
     }
-    for (int q = 0; q < 4; ++q)
-      for (int l = 0; l < nlc; ++l) v[q][l] = win[q][l];
-    const T* c = p.stencil.interior;
-    const T c0 = c[0], c1 = c[1], c2 = c[2], c3 = c[3], c4 = c[4];
-    for (int u = 0; u < UU; ++u)
-      for (int l = 0; l < nlc; ++l) {
-        const T rhs = c0 * v[u][l] + c1 * v[u + 1][l] + c2 * v[u + 2][l] + c3 * v[u + 3][l] + c4 * v[u + 4][l];
-        const T d = fv[u] * (rhs - rv[u] * dprev[l]);
-        out(g, row0 + jb + u, l0 + l) = d;
-        dot[l] += gv[u] * d;
-        dprev[l] = d;
-      }
-    for (int q = 0; q < 4; ++q)
-      for (int l = 0; l < nlc; ++l) win[q][l] = v[UU + q][l];
+    for (int q = 0; q < 4; ++q) v[q] = win[q][0];
+    for (int u = 0; u < UU; ++u) {
+      const T rhs = c0 * v[u] + c1 * v[u + 1] + c2 * v[u + 2] + c3 * v[u + 3] + c4 * v[u + 4];
+      const T d = fv[u] * (rhs - rv[u] * dprev[0]);
+      ds[(jb + u) * drow] = d;
+      dot[0] += gv[u] * d;
+      dprev[0] = d;
+    }
+    for (int q = 0; q < 4; ++q) win[q][0] = v[UU + q];
   }
 
-  KOKKOS_INLINE_FUNCTION void operator()(const int item) const {
-    const DistD2Lanes<SZ, W> ln(item, nsys);
+  KOKKOS_INLINE_FUNCTION void operator()(const member_type& m) const {
+    const DistD2Lanes<SZ, W> ln(m.league_rank() * m.team_size() + m.team_rank(), nsys);
     if (ln.nl <= 0) return;
     const int nlc = W == 1 ? 1 : ln.nl;
     const int g = ln.g, l0 = ln.l0, n = p.n;
+    T* ds = &out(g, row0, l0);
+    size_t drow = SZ;
+    if (Scratch) {
+      T* sc = static_cast<T*>(m.team_scratch(0).get_shmem(static_cast<size_t>(m.team_size()) * n * sizeof(T)));
+      ds = sc + m.team_rank();
+      drow = static_cast<size_t>(m.team_size());
+    }
     T dprev[W], dot[W];
     for (int l = 0; l < W; ++l) dprev[l] = dot[l] = 0;
     const int e0 = n < 2 ? n : 2;
-    for (int j = 0; j < e0; ++j) edge_row(g, l0, nlc, j, dprev, dot);
+    for (int j = 0; j < e0; ++j) edge_row(g, l0, nlc, j, ds, drow, dprev, dot);
     int j = 2;
     if (j < n - 2) {
-      T win[4][W];
-      for (int q = 0; q < 4; ++q)
-        for (int l = 0; l < nlc; ++l) win[q][l] = point(g, l0 + l, q);
-      for (; j + U <= n - 2; j += U) bulk<U>(g, l0, nlc, j, win, dprev, dot);
-      for (; j < n - 2; ++j) bulk<1>(g, l0, nlc, j, win, dprev, dot);
+      T win[4][W] = {};
+      if (W == 1)
+        for (int q = 0; q < 4; ++q) win[q][0] = point(g, l0, q);
+      for (; j + U <= n - 2; j += U) bulk<U>(g, l0, nlc, j, ds, drow, win, dprev, dot);
+      for (; j < n - 2; ++j) bulk<1>(g, l0, nlc, j, ds, drow, win, dprev, dot);
     }
-    for (j = j > n - 2 ? j : n - 2; j < n; ++j) edge_row(g, l0, nlc, j, dprev, dot);
+    for (j = j > n - 2 ? j : n - 2; j < n; ++j) edge_row(g, l0, nlc, j, ds, drow, dprev, dot);
+    if (!Local) {
+      for (int l = 0; l < nlc; ++l) {
+        bnd(g, 0, l0 + l) = dot[l];
+        bnd(g, 1, l0 + l) = dprev[l];
+      }
+      return;
+    }
+    T s[W];
     for (int l = 0; l < nlc; ++l) {
-      bnd(g, 0, l0 + l) = dot[l];
-      bnd(g, 1, l0 + l) = dprev[l];
+      s[l] = (dot[l] - P * dprev[l]) * det_inv;
+      dprev[l] = (dprev[l] - Q * dot[l]) * det_inv;  // e
     }
+    DistD2Sweep<T, Mem, W, U>::run(p, ds, drow, &out(g, row0, l0), SZ, nlc, s, dprev);
   }
 };
 
@@ -220,44 +301,25 @@ struct DistD2Ends {
 };
 
 /// Substitution (Algorithm 7, as the backward sweep described above), in place.
-template <class T, int SZ, class Mem, int W, int U>
+template <class Exec, class T, int SZ, class Mem, int W, int U>
 struct DistD2SubstituteKernel {
   DistD2Data<T, Mem> p;
   GroupedView<T, SZ, Mem> bnd, out;
   DistD2Ends<T, SZ, Mem> ends;
   int row0, nsys;
 
-  template <int UU>
-  KOKKOS_INLINE_FUNCTION void rows(const int g, const int l0, const int nlc, const int jb, const T (&s)[W],
-                                   T (&xn)[W]) const {
-    T dv[UU][W], av[UU], cv[UU];
-    for (int u = 0; u < UU; ++u) {
-      av[u] = p.sa(jb - u);
-      cv[u] = p.sc(jb - u);
-      for (int l = 0; l < nlc; ++l) dv[u][l] = out(g, row0 + jb - u, l0 + l);
-    }
-    for (int u = 0; u < UU; ++u)
-      for (int l = 0; l < nlc; ++l) {
-        xn[l] = dv[u][l] - av[u] * s[l] - cv[u] * xn[l];
-        out(g, row0 + jb - u, l0 + l) = xn[l];
-      }
-  }
-
-  KOKKOS_INLINE_FUNCTION void operator()(const int item) const {
-    const DistD2Lanes<SZ, W> ln(item, nsys);
+  KOKKOS_INLINE_FUNCTION void operator()(const typename Kokkos::TeamPolicy<Exec>::member_type& m) const {
+    const DistD2Lanes<SZ, W> ln(m.league_rank() * m.team_size() + m.team_rank(), nsys);
     if (ln.nl <= 0) return;
     const int nlc = W == 1 ? 1 : ln.nl;
-    const int g = ln.g, l0 = ln.l0, n = p.n;
+    const int g = ln.g, l0 = ln.l0;
     T s[W], xn[W];
     for (int l = 0; l < nlc; ++l) {
       s[l] = (bnd(g, 0, l0 + l) - ends.ps * ends.xs(g, ends.is, l0 + l)) * ends.ws;
       xn[l] = (bnd(g, 1, l0 + l) - ends.pe * ends.xe(g, ends.ie, l0 + l)) * ends.we;
-      out(g, row0 + n - 1, l0 + l) = xn[l];
     }
-    int j = n - 2;
-    for (; j - U + 1 >= 1; j -= U) rows<U>(g, l0, nlc, j, s, xn);
-    for (; j >= 1; --j) rows<1>(g, l0, nlc, j, s, xn);
-    for (int l = 0; l < nlc; ++l) out(g, row0, l0 + l) = s[l];
+    T* x = &out(g, row0, l0);
+    DistD2Sweep<T, Mem, W, U>::run(p, x, SZ, x, SZ, nlc, s, xn);
   }
 };
 
@@ -280,7 +342,7 @@ struct DistD2CopyRows {
 
 /// Rows streamed per block by the DistD2 kernels on GPUs (loads in flight).
 #ifndef KBAND_DISTD2_UNROLL
-#define KBAND_DISTD2_UNROLL 8
+#define KBAND_DISTD2_UNROLL 16
 #endif
 
 }  // namespace impl
