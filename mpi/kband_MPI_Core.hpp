@@ -36,6 +36,7 @@ inline void check(int rc, const char* what) {
 /// True when every rank of `comm` passes `ok`; a collective agreement used so
 /// that an argument error seen by one rank makes every rank throw.
 inline bool all_ok(bool ok, MPI_Comm comm) {
+  kband::impl::ProfilingRegion region("kband::mpi::all_ok");
   int local = ok ? 1 : 0, global = 0;
   check(MPI_Allreduce(&local, &global, 1, MPI_INT, MPI_MIN, comm), "MPI_Allreduce");
   return global == 1;
@@ -46,6 +47,7 @@ inline bool all_ok(bool ok, MPI_Comm comm) {
 /// rank throws the same kband::Error ("kband: <msg> (rank r of comm)").
 /// Never deadlocks as long as every rank reaches the call.
 inline void require_all(MPI_Comm comm, bool ok, const std::string& msg) {
+  kband::impl::ProfilingRegion region("kband::mpi::require_all");
   int size = 1;
   check(MPI_Comm_size(comm, &size), "MPI_Comm_size");
   int me = 0;
@@ -65,6 +67,7 @@ inline void require_all(MPI_Comm comm, bool ok, const std::string& msg) {
 /// through unchanged (they are not argument errors).
 template <class F>
 void collective(MPI_Comm comm, F&& f) {
+  kband::impl::ProfilingRegion region("kband::mpi::collective");
   std::string msg;
   bool ok = true;
   try {
@@ -80,6 +83,7 @@ void collective(MPI_Comm comm, F&& f) {
 /// Collective check that `value` is the same on every rank of `comm`; throws
 /// the same kband::Error on every rank otherwise, naming `what` and the range.
 inline void require_same(MPI_Comm comm, const char* fn, const char* what, long long value) {
+  kband::impl::ProfilingRegion region("kband::mpi::require_same");
   long long v[2] = {value, -value}, r[2] = {0, 0};
   check(MPI_Allreduce(v, r, 2, MPI_LONG_LONG, MPI_MIN, comm), "MPI_Allreduce");
   if (r[0] != -r[1])  // the same outcome on every rank
@@ -89,6 +93,7 @@ inline void require_same(MPI_Comm comm, const char* fn, const char* what, long l
 /// The same as require_same for a host array of doubles, compared bitwise
 /// (operator coefficients). `what` names the array.
 inline void require_same_bits(MPI_Comm comm, const char* fn, const char* what, const std::vector<double>& v) {
+  kband::impl::ProfilingRegion region("kband::mpi::require_same_bits");
   require_same(comm, fn, kband::impl::concat(what, " length").c_str(), static_cast<long long>(v.size()));
   unsigned long long h = 1469598103934665603ull;  // FNV-1a over the bytes
   for (double x : v) {

@@ -64,6 +64,7 @@ class DistField {
 /// nsys = f.nlines(dir), n = f.local_extent(dir).
 template <int SZ, class T, class L, class M>
 GroupedBatch<T, SZ, M> make_lines(const std::string& label, const DistField<T, L, M>& f, Direction dir) {
+  kband::impl::ProfilingRegion region("kband::mpi::make_lines");
   return GroupedBatch<T, SZ, M>(label, f.nlines(dir), f.local_extent(dir));
 }
 

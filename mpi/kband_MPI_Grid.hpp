@@ -133,6 +133,7 @@ struct Decomposition {
   /// rank throws the same kband::Error when the counts do not match the grid's
   /// dims, are < 1, do not sum to the global extents or differ across ranks).
   void validate(const CartGrid& grid, const char* fn = "kband::mpi::Decomposition") const {
+    kband::impl::ProfilingRegion region("kband::mpi::Decomposition::validate");
     std::string msg;
     for (int d = 0; d < 3 && msg.empty(); ++d) {
       const auto& c = counts[d];
