@@ -143,7 +143,12 @@ inline bool gpu_aware_default() {
 /// host-accessible or `gpu_aware` is true, else through host mirrors.
 /// Direct / Staged force one path (Staged on host memory copies into separate
 /// host buffers: the staging code path, exercised by the tests).
-enum class BufferPath { Auto, Direct, Staged };
+/// CudaIPC (CUDA builds, device memory, neighbours on one node): the data go
+/// device to device (cudaMemcpyAsync into the neighbour's receive buffer,
+/// mapped once with cudaIpcOpenMemHandle; NVLink where present) and MPI
+/// carries only a small completion message: GPU-to-GPU transfers without a
+/// GPU-aware MPI.
+enum class BufferPath { Auto, Direct, Staged, CudaIPC };
 
 struct CommConfig {
   bool gpu_aware = gpu_aware_default();
@@ -156,11 +161,15 @@ struct CommConfig {
 /// True when buffers in memory space Mem are passed to MPI directly.
 template <class Mem>
 bool direct_path(const CommConfig& cfg) {
-  if (cfg.path != BufferPath::Auto) return cfg.path == BufferPath::Direct;
+  if (cfg.path != BufferPath::Auto) return cfg.path != BufferPath::Staged;
   return Kokkos::SpaceAccessibility<Kokkos::HostSpace, Mem>::accessible || cfg.gpu_aware;
 }
 
 inline const char* path_name(bool direct) { return direct ? "direct" : "staged"; }
+inline const char* path_name(BufferPath p) {
+  return p == BufferPath::Auto ? "auto"
+                               : (p == BufferPath::Direct ? "direct" : (p == BufferPath::Staged ? "staged" : "cuda-ipc"));
+}
 
 }  // namespace mpi
 }  // namespace kband

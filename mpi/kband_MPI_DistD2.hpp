@@ -10,7 +10,8 @@
 //      next one; periodic pair between the last and first ranks)
 //   4. distd2_couple: the 2x2 systems across both boundaries, substitution.
 //
-// Only neighbour communication, two messages each way per call. A direction
+// Only neighbour communication, two messages each way per call, through
+// GPU-aware MPI, host staging or CUDA IPC (CommConfig::path). A direction
 // held by one rank is solved without MPI (Position Only: exact, periodic
 // wrap or closures). Periodic operators need a periodic grid direction (when
 // split); closed (non-periodic) first / second derivatives use their

@@ -18,6 +18,8 @@
 
 #include "kband_MPI_Grid.hpp"
 
+#include <cstring>
+
 namespace kband {
 namespace mpi {
 namespace impl {
@@ -45,8 +47,33 @@ using StagingSpace = Kokkos::CudaHostPinnedSpace;
 using StagingSpace = Kokkos::HostSpace;
 #endif
 
+#if defined(KOKKOS_ENABLE_CUDA)
+inline void cuda_check(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) throw Error(kband::impl::concat("kband::mpi: ", what, " failed: ", cudaGetErrorString(e)));
+}
+/// BufferPath::CudaIPC: this rank's receive buffers (two parities of 2m
+/// elements, cudaMalloc'd so that the IPC handle maps their base) and the
+/// neighbours' receive buffers mapped into this process.
+struct CudaIpcBuffers {
+  void* base = nullptr;
+  void* peer[2] = {nullptr, nullptr};  // prev, next (== base for this rank itself)
+  bool opened[2] = {false, false};
+  CudaIpcBuffers() = default;
+  CudaIpcBuffers(const CudaIpcBuffers&) = delete;
+  CudaIpcBuffers& operator=(const CudaIpcBuffers&) = delete;
+  ~CudaIpcBuffers() {
+    for (int s = 0; s < 2; ++s)
+      if (opened[s]) cudaIpcCloseMemHandle(peer[s]);
+    if (base) cudaFree(base);
+  }
+};
+#endif
+
 /// Two messages of `m` elements each way: send[0, m) -> prev, send[m, 2m) ->
-/// next; recv[0, m) <- prev, recv[m, 2m) <- next.
+/// next; recv[0, m) <- prev, recv[m, 2m) <- next. BufferPath::CudaIPC
+/// alternates between two receive buffers (recv() is the current one), so
+/// that a neighbour never writes into data this rank may still read: its
+/// write of exchange i+2 follows this rank's fence of exchange i+1.
 template <class T, class Mem>
 class NeighbourExchange {
  public:
@@ -60,9 +87,15 @@ class NeighbourExchange {
         next_(grid.next(dir)),
         m_(m),
         tag_(cfg.tag_base + 6 * channel + 2 * static_cast<int>(dir)),
-        direct_(direct_path<Mem>(cfg)) {
+        direct_(direct_path<Mem>(cfg)),
+        ipc_(cfg.path == BufferPath::CudaIPC) {
     kband::impl::require(m <= INT_MAX, kband::impl::concat("kband::mpi: a message of ", m, " elements exceeds INT_MAX"));
     send_ = buffer_type(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kband::mpi::send"), 2 * m);
+    if (ipc_) {  // collective: every rank of the grid takes this path (same cfg)
+      const std::string msg = setup_ipc();
+      require_all(grid.comm(), msg.empty(), msg);
+      return;
+    }
     recv_ = buffer_type(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kband::mpi::recv"), 2 * m);
     if (!direct_) {  // separate host buffers even when Mem is host memory
       send_h_ = host_buffer_type(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kband::mpi::send_h"), 2 * m);
@@ -76,12 +109,17 @@ class NeighbourExchange {
   bool has_prev() const { return prev_ != MPI_PROC_NULL; }
   bool has_next() const { return next_ != MPI_PROC_NULL; }
   bool direct() const { return direct_; }
+  bool ipc() const { return ipc_; }
 
   /// Posts the receives, stages the send buffer (filled by work already
   /// enqueued on exec), fences exec and posts the sends.
   template <class Exec>
   void post(const Exec& exec) {
     kband::impl::require(!active_, "kband::mpi: exchange started twice without finish()");
+    if (ipc_) {
+      post_ipc(exec);
+      return;
+    }
     T* rb = direct_ ? recv_.data() : recv_h_.data();
     T* sb = direct_ ? send_.data() : send_h_.data();
     const int m = static_cast<int>(m_);
@@ -102,7 +140,7 @@ class NeighbourExchange {
     if (!active_) return;
     check(MPI_Waitall(4, req_, MPI_STATUSES_IGNORE), "MPI_Waitall");
     active_ = false;
-    if (direct_) return;
+    if (direct_) return;  // (CudaIPC: the neighbours' copies completed before their messages)
     for (int side = 0; side < 2; ++side)  // a side without a neighbour stays untouched
       if (side == 0 ? has_prev() : has_next()) {
         const auto range = Kokkos::make_pair(side * m_, (side + 1) * m_);
@@ -115,10 +153,90 @@ class NeighbourExchange {
   int prev_ = MPI_PROC_NULL, next_ = MPI_PROC_NULL;
   long long m_ = 0;
   int tag_ = 0;
-  bool direct_ = true, active_ = false;
+  bool direct_ = true, ipc_ = false, active_ = false;
   buffer_type send_, recv_;
   host_buffer_type send_h_, recv_h_;
   MPI_Request req_[4] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL, MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+  int parity_ = 1, done_in_[2] = {0, 0}, done_out_ = 1;
+#if defined(KOKKOS_ENABLE_CUDA)
+  std::shared_ptr<CudaIpcBuffers> ipcbuf_;
+
+  /// Maps the neighbours' receive buffers; returns an error message ("" =
+  /// ok). Always takes part in the handle exchange, so that a failure on one
+  /// rank cannot leave a neighbour waiting.
+  std::string setup_ipc() {
+    std::string msg;
+    cudaIpcMemHandle_t mine, from[2];
+    std::memset(&mine, 0, sizeof(mine));
+    try {
+      kband::impl::require(std::is_same<Mem, Kokkos::CudaSpace>::value,
+                           "kband::mpi: BufferPath::CudaIPC needs buffers in Kokkos::CudaSpace");
+      ipcbuf_ = std::make_shared<CudaIpcBuffers>();
+      cuda_check(cudaMalloc(&ipcbuf_->base, sizeof(T) * static_cast<size_t>(4 * m_ + 1)), "cudaMalloc");
+      recv_ = buffer_type(static_cast<T*>(ipcbuf_->base), 2 * m_);
+      cuda_check(cudaIpcGetMemHandle(&mine, ipcbuf_->base), "cudaIpcGetMemHandle");
+    } catch (const Error& e) {
+      msg = e.what();
+    }
+    const int nb = static_cast<int>(sizeof(cudaIpcMemHandle_t));
+    check(MPI_Sendrecv(&mine, nb, MPI_BYTE, next_, tag_ + 0, &from[0], nb, MPI_BYTE, prev_, tag_ + 0, comm_,
+                       MPI_STATUS_IGNORE),
+          "MPI_Sendrecv");
+    check(MPI_Sendrecv(&mine, nb, MPI_BYTE, prev_, tag_ + 1, &from[1], nb, MPI_BYTE, next_, tag_ + 1, comm_,
+                       MPI_STATUS_IGNORE),
+          "MPI_Sendrecv");
+    int me = 0;
+    check(MPI_Comm_rank(comm_, &me), "MPI_Comm_rank");
+    for (int side = 0; side < 2 && msg.empty(); ++side) {
+      const int r = side ? next_ : prev_;
+      if (r == MPI_PROC_NULL) continue;
+      if (r == me) {
+        ipcbuf_->peer[side] = ipcbuf_->base;
+      } else if (side == 1 && next_ == prev_) {
+        ipcbuf_->peer[1] = ipcbuf_->peer[0];  // one neighbour on both sides: mapped once
+      } else {
+        const cudaError_t e = cudaIpcOpenMemHandle(&ipcbuf_->peer[side], from[side], cudaIpcMemLazyEnablePeerAccess);
+        if (e != cudaSuccess)
+          msg = kband::impl::concat("kband::mpi: cudaIpcOpenMemHandle failed (BufferPath::CudaIPC needs the "
+                                    "neighbours on one node): ", cudaGetErrorString(e));
+        else
+          ipcbuf_->opened[side] = true;
+      }
+    }
+    return msg;
+  }
+
+  /// Copies send[m, 2m) into next's recv[0, m) and send[0, m) into prev's
+  /// recv[m, 2m) of the current parity, waits for them, then tells both.
+  template <class Exec>
+  void post_ipc(const Exec& exec) {
+    parity_ ^= 1;
+    const size_t off = static_cast<size_t>(parity_) * 2 * m_;
+    recv_ = buffer_type(static_cast<T*>(ipcbuf_->base) + off, 2 * m_);
+    check(MPI_Irecv(&done_in_[0], 1, MPI_INT, prev_, tag_ + 0, comm_, &req_[0]), "MPI_Irecv");
+    check(MPI_Irecv(&done_in_[1], 1, MPI_INT, next_, tag_ + 1, comm_, &req_[1]), "MPI_Irecv");
+    cudaStream_t st = nullptr;
+    if constexpr (std::is_same<Exec, Kokkos::Cuda>::value) st = exec.cuda_stream();
+    else exec.fence();  // the send buffer was written on another execution space
+    const size_t bytes = sizeof(T) * static_cast<size_t>(m_);
+    if (m_ > 0 && has_next())
+      cuda_check(cudaMemcpyAsync(static_cast<T*>(ipcbuf_->peer[1]) + off, send_.data() + m_, bytes,
+                                 cudaMemcpyDeviceToDevice, st),
+                 "cudaMemcpyAsync");
+    if (m_ > 0 && has_prev())
+      cuda_check(cudaMemcpyAsync(static_cast<T*>(ipcbuf_->peer[0]) + off + m_, send_.data(), bytes,
+                                 cudaMemcpyDeviceToDevice, st),
+                 "cudaMemcpyAsync");
+    cuda_check(cudaStreamSynchronize(st), "cudaStreamSynchronize");
+    check(MPI_Isend(&done_out_, 1, MPI_INT, prev_, tag_ + 1, comm_, &req_[2]), "MPI_Isend");
+    check(MPI_Isend(&done_out_, 1, MPI_INT, next_, tag_ + 0, comm_, &req_[3]), "MPI_Isend");
+    active_ = true;
+  }
+#else
+  std::string setup_ipc() { return "kband::mpi: BufferPath::CudaIPC needs a CUDA build of Kokkos"; }
+  template <class Exec>
+  void post_ipc(const Exec&) {}
+#endif
 };
 
 /// Pack (Unpack = false) the first / last `depth` rows of every line into the

@@ -55,7 +55,9 @@ void usage(const char* prog) {
       "  --op OP           first, second, interpolation, staggered (default first)\n"
       "  --grid G          line (1D along the direction, default) or 3d\n"
       "  --path P          auto (GPU-aware setting: KBAND_MPI_GPU_AWARE, MPIX query),\n"
-      "                    direct or staged (through host mirrors)\n"
+      "                    direct, staged (through host mirrors) or ipc (CUDA IPC\n"
+      "                    device-to-device copies, MPI only for completion; ranks\n"
+      "                    on one node)\n"
       "  --precision P     double (default) or float\n"
       "  --reps R          timed repetitions (default %d), --warmup W (default 2)\n"
       "  --json FILE       JSON output (default kband-bench-mpi.json; 'none' = off)\n"
@@ -105,8 +107,8 @@ bool parse(int argc, char** argv, Options& o) {
       if (o.grid != "line" && o.grid != "3d") throw std::invalid_argument("--grid: line or 3d");
     } else if (a == "--path") {
       o.path = value();
-      if (o.path != "auto" && o.path != "direct" && o.path != "staged")
-        throw std::invalid_argument("--path: auto, direct or staged");
+      if (o.path != "auto" && o.path != "direct" && o.path != "staged" && o.path != "ipc")
+        throw std::invalid_argument("--path: auto, direct, staged or ipc");
     } else if (a == "--precision") {
       o.precision = value();
       if (o.precision != "double" && o.precision != "float") throw std::invalid_argument("--precision: double or float");
@@ -207,7 +209,7 @@ struct Measured {
   double residual = 0;
   bool ok = true;
   std::string msg;
-  bool direct = true;
+  std::string path;  // direct, staged or cuda-ipc
   long long local_points = 0;
   int n_local = 0, nsys = 0;
 };
@@ -226,12 +228,14 @@ Measured measure(const Options& o, const kband::mpi::CartGrid& grid, Direction d
   m.nsys = local[(di + 1) % 3] * local[(di + 2) % 3];
   m.local_points = static_cast<long long>(m.n_local) * m.nsys;
   kband::mpi::CommConfig cfg;
-  cfg.path = o.path == "direct" ? kband::mpi::BufferPath::Direct
-                                : (o.path == "staged" ? kband::mpi::BufferPath::Staged : kband::mpi::BufferPath::Auto);
+  cfg.path = o.path == "direct"
+                 ? kband::mpi::BufferPath::Direct
+                 : (o.path == "staged" ? kband::mpi::BufferPath::Staged
+                                       : (o.path == "ipc" ? kband::mpi::BufferPath::CudaIPC : kband::mpi::BufferPath::Auto));
   Exec exec;
   const auto scheme = make_scheme(o.op, global[di]);
   kband::mpi::DistDerivative<T, kSZ, Mem> op(exec, grid, dir, scheme, m.nsys, m.n_local, cfg);
-  m.direct = op.direct();
+  m.path = o.path == "ipc" ? "cuda-ipc" : kband::mpi::path_name(op.direct());
   Lines<T> in("kband_bench::in", m.nsys, m.n_local), out("kband_bench::out", m.nsys, m.n_local);
   const std::int64_t flat = static_cast<std::int64_t>(in.ngroups()) * m.n_local * kSZ;
   Kokkos::parallel_for("kband_bench::fill", Policy(exec, 0, flat),
@@ -302,7 +306,7 @@ Row make_row(const Options& o, const std::string& algo, const Measured& m, int N
   Row r;
   r.algo = algo;
   r.layout = "grouped";
-  r.variant = kband::mpi::path_name(m.direct);
+  r.variant = m.path;
   r.precision = o.precision;
   r.n = m.n_local;
   r.nsys = m.nsys;
@@ -380,7 +384,7 @@ int run(const Options& o, Meta& meta, std::vector<Row>& rows, std::vector<std::s
                                                   fmt("%.1f", 100 * eff), "% (t1 ", fmt("%.4g", t1 * 1e3), " ms, tP ",
                                                   fmt("%.4g", m.total.med * 1e3), " ms, comm ",
                                                   fmt("%.4g", m.comm.med * 1e3), " ms, ",
-                                                  kband::mpi::path_name(m.direct), ")"));
+                                                  m.path, ")"));
           }
         } catch (const kband::Error& e) {  // collective: every rank lands here
           if (rank == 0) std::printf("%-34s N=%d: n/a (%s)\n", algo.c_str(), N, e.what());

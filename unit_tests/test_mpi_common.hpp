@@ -61,6 +61,22 @@ void fill_field(const Field& f, F value) {
   Kokkos::deep_copy(f.local(), h);
 }
 
+/// The buffer paths to test: Staged always; Direct where MPI may see the
+/// buffers (host memory, or KBAND_MPI_GPU_AWARE / MPIX says the MPI is
+/// GPU-aware); CudaIPC on CUDA builds.
+inline std::vector<kband::mpi::BufferPath> test_paths() {
+  using P = kband::mpi::BufferPath;
+  std::vector<P> p;
+  if (Kokkos::SpaceAccessibility<Kokkos::HostSpace, Exec::memory_space>::accessible ||
+      kband::mpi::gpu_aware_default())
+    p.push_back(P::Direct);
+  p.push_back(P::Staged);
+#if defined(KOKKOS_ENABLE_CUDA)
+  p.push_back(P::CudaIPC);
+#endif
+  return p;
+}
+
 /// The 1D grids along each direction and one 3D grid (MPI_Dims_create), each
 /// periodic or not in every direction.
 inline std::vector<std::pair<std::string, std::array<int, 3>>> test_grids() {

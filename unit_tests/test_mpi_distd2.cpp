@@ -83,9 +83,10 @@ void run_case(const GridCase& gc, Direction dir, double& worst) {
   const auto gin = kband::mpi::gather(in);
   const double h = 1.0 / global[static_cast<int>(dir)];
   int k = 0;
+  const auto paths = test_paths();
   for (const auto& sc : schemes(h)) {
     kband::mpi::CommConfig cfg;
-    cfg.path = (k++ % 2) ? kband::mpi::BufferPath::Staged : kband::mpi::BufferPath::Direct;
+    cfg.path = paths[k++ % paths.size()];
     Exec exec;
     kband::mpi::DistDerivative<double, kSZ> op(exec, grid, dir, sc.second, in.nlines(dir), in.local_extent(dir), cfg);
     Kokkos::deep_copy(out.local(), nan_value<double>());
@@ -95,7 +96,7 @@ void run_case(const GridCase& gc, Direction dir, double& worst) {
     const double err = rel_error(gout, reference(gin, dir, sc.second));
     worst = std::max(worst, err);
     EXPECT_LE(err, kTol) << gc.name << " dir " << dir_name(dir) << " " << sc.first << " "
-                         << kband::mpi::path_name(op.direct()) << " global " << global[0] << "x" << global[1] << "x"
+                         << kband::mpi::path_name(cfg.path) << " global " << global[0] << "x" << global[1] << "x"
                          << global[2];
   }
 }

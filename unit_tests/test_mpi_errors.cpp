@@ -81,6 +81,13 @@ TEST(MPIErrors, HaloArguments) {
   expect_collective_error("short line", "at most the local line length", [&] {
     kband::mpi::HaloExchange<double, kSZ> hx(grid, Direction::X, 3, 10, r == 0 ? 2 : 20);
   });
+#if !defined(KOKKOS_ENABLE_CUDA)
+  kband::mpi::CommConfig ipc;
+  ipc.path = kband::mpi::BufferPath::CudaIPC;
+  expect_collective_error("CUDA IPC without CUDA", "needs a CUDA build", [&] {
+    kband::mpi::HaloExchange<double, kSZ> hx(grid, Direction::X, 2, 10, 20, ipc);
+  });
+#endif
   if (world_size() > 1) {
     expect_collective_error("depth differs", "differs across ranks", [&] {
       kband::mpi::HaloExchange<double, kSZ> hx(grid, Direction::X, r == 0 ? 2 : 3, 10, 20);

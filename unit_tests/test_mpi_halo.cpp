@@ -54,11 +54,11 @@ TEST(MPIHalo, KnownGlobalField) {
         Exec exec;
         kband::mpi::to_lines(exec, dir, f, u);
         for (int depth = 1; depth <= 4; ++depth)
-          for (auto path : {kband::mpi::BufferPath::Direct, kband::mpi::BufferPath::Staged}) {
+          for (auto path : test_paths()) {
             kband::mpi::CommConfig cfg;
             cfg.path = path;
             kband::mpi::HaloExchange<double, kSZ> hx(grid, dir, depth, u.nsys(), u.n(), cfg);
-            ASSERT_EQ(hx.direct(), path == kband::mpi::BufferPath::Direct);
+            EXPECT_EQ(hx.direct(), path != kband::mpi::BufferPath::Staged);
             Lines lo = hx.make_halo("lo"), hi = hx.make_halo("hi");
             for (const Lines& b : {lo, hi}) {
               Host<Lines> h(b);
@@ -71,13 +71,13 @@ TEST(MPIHalo, KnownGlobalField) {
             const long long bad = check_side(f, dir, depth, lo, 0, grid.prev(dir) != MPI_PROC_NULL, first) +
                                   check_side(f, dir, depth, hi, 1, grid.next(dir) != MPI_PROC_NULL, first);
             EXPECT_EQ(bad, 0) << gc.first << (periodic ? " periodic" : " non-periodic") << " dir "
-                              << dir_name(dir) << " depth " << depth << " " << kband::mpi::path_name(hx.direct())
-                              << ": " << first;
+                              << dir_name(dir) << " depth " << depth << " " << kband::mpi::path_name(path) << ": "
+                              << first;
             ++checked;
           }
       }
     }
-  EXPECT_EQ(checked, 4 * 2 * 3 * 4 * 2);
+  EXPECT_EQ(checked, 4 * 2 * 3 * 4 * static_cast<long long>(test_paths().size()));
 }
 
 /// Boundary buffers: rank with coordinate c along dir sends 1000 c + 10 side + e;
@@ -86,7 +86,7 @@ TEST(MPIHalo, BoundaryExchange) {
   for (const auto& gc : test_grids())
     for (bool periodic : {true, false})
       for (Direction dir : {Direction::X, Direction::Y, Direction::Z})
-        for (auto path : {kband::mpi::BufferPath::Direct, kband::mpi::BufferPath::Staged}) {
+        for (auto path : test_paths()) {
           kband::mpi::CartGrid grid(MPI_COMM_WORLD, gc.second, {periodic, periodic, periodic});
           kband::mpi::CommConfig cfg;
           cfg.path = path;
@@ -113,6 +113,9 @@ TEST(MPIHalo, BoundaryExchange) {
             Kokkos::deep_copy(h, r);
             const int nc = side == 0 ? c - 1 : c + 1;
             const bool exists = periodic || (nc >= 0 && nc < p);
+            // CudaIPC receives into alternating buffers: the poisoned one is not the one
+            // read after the exchange, so only existing neighbours are checked there
+            if (!exists && path == kband::mpi::BufferPath::CudaIPC) continue;
             for (int e = 0; e < m; ++e) {
               // prev's to_next (side 1) arrives in from_prev, next's to_prev (side 0) in from_next
               const double expect = exists ? value((nc + p) % p, 1 - side, e) : -1.0;
@@ -120,7 +123,7 @@ TEST(MPIHalo, BoundaryExchange) {
             }
           }
           EXPECT_EQ(bad, 0) << gc.first << " dir " << dir_name(dir) << (periodic ? " periodic " : " non-periodic ")
-                            << kband::mpi::path_name(bx.direct());
+                            << kband::mpi::path_name(path);
         }
 }
 
