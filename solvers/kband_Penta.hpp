@@ -110,14 +110,11 @@ void penta_per_system(const char* fn, const Exec& exec, const BA& a, const BB& b
   }
   using Base = ThomasBase<Exec, BX, T, W>;
   const Base base{nsys, n, g.scratch, g.scratch_level, ws, std::numeric_limits<T>::quiet_NaN()};
+  const PentaArgs<BA, BB, BC, BD, BE, BY, BX, Info> args{a, b, c, d, e, y, x, info};
   if (g.scratch)
-    launch_thomas(fn, exec, g,
-                  PentaPerSystem<Exec, BA, BB, BC, BD, BE, BY, BX, Info, W, U, Periodic, true>(base, a, b, c, d, e,
-                                                                                            y, x, info));
+    launch_thomas(fn, exec, g, PentaPerSystem<Exec, BA, BB, BC, BD, BE, BY, BX, Info, W, U, Periodic, true>(base, args));
   else
-    launch_thomas(fn, exec, g,
-                  PentaPerSystem<Exec, BA, BB, BC, BD, BE, BY, BX, Info, W, U, Periodic, false>(base, a, b, c, d,
-                                                                                             e, y, x, info));
+    launch_thomas(fn, exec, g, PentaPerSystem<Exec, BA, BB, BC, BD, BE, BY, BX, Info, W, U, Periodic, false>(base, args));
 }
 
 /// Bytes of team scratch PCR-Penta needs per system of n rows.
@@ -279,7 +276,7 @@ void pcr_penta(const Exec& exec, const BA& a, const BB& b, const BC& c, const BD
                                              " bytes of team scratch but the backend offers ", max1,
                                              "; use kband::penta (or solve_pentadiagonal) for systems this long"));
   const impl::PCRGeometry g = impl::pcr_geometry<Exec>(fn, nsys, m, bytes, opt);
-  impl::launch_pcr(fn, exec, g, K{a, b, c, d, e, y, x, info, g, n, std::numeric_limits<T>::quiet_NaN()});
+  impl::launch_pcr(fn, exec, g, K({a, b, c, d, e, y, x, info}, g, n, std::numeric_limits<T>::quiet_NaN()));
 }
 
 // ---------------------------------------------------------------------------

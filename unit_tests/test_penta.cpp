@@ -31,13 +31,19 @@ const std::vector<int>& penta_nsys_list() {
 }
 constexpr const char* kScratchLimit = "team scratch";
 
-enum class PSolver { PerSystem, Periodic, Shared, SharedPeriodic, PCR, Auto };
+// Auto*: solve_pentadiagonal (Auto, periodic, PCR forced, elimination forced)
+enum class PSolver { PerSystem, Periodic, Shared, SharedPeriodic, PCR, Auto, AutoPeriodic, ForcePCR, ForceElim };
 const char* psolver_name(PSolver s) {
-  static const char* const names[] = {"penta", "periodic_penta", "penta_shared", "penta_shared_periodic",
-                                      "pcr_penta", "solve_pentadiagonal"};
+  static const char* const names[] = {"penta",     "periodic_penta",      "penta_shared",
+                                      "penta_shared_periodic", "pcr_penta", "solve_pentadiagonal",
+                                      "solve_pentadiagonal(periodic)", "solve_pentadiagonal(pcr)",
+                                      "solve_pentadiagonal(elimination)"};
   return names[static_cast<int>(s)];
 }
-bool psolver_periodic(PSolver s) { return s == PSolver::Periodic || s == PSolver::SharedPeriodic; }
+bool psolver_periodic(PSolver s) {
+  return s == PSolver::Periodic || s == PSolver::SharedPeriodic || s == PSolver::AutoPeriodic;
+}
+bool psolver_auto(PSolver s) { return static_cast<int>(s) >= static_cast<int>(PSolver::Auto); }
 bool psolver_shared(PSolver s) { return s == PSolver::Shared || s == PSolver::SharedPeriodic; }
 
 /// Factor of a shared case (checked: info 0).
@@ -79,19 +85,27 @@ void run_penta(PSolver solver, const std::string& layout, int n, int nsys, kband
     p.reset(new PentaBatches<B>(cs));
   }
   kband::PentadiagonalAlgorithm used = kband::PentadiagonalAlgorithm::Auto;
+  kband::PentadiagonalOptions popt;
+  popt.boundary = periodic ? kband::Boundary::Periodic : kband::Boundary::NonPeriodic;
+  if (solver == PSolver::ForcePCR) popt.algorithm = kband::PentadiagonalAlgorithm::PCR;
+  if (solver == PSolver::ForceElim) popt.algorithm = kband::PentadiagonalAlgorithm::Elimination;
   const auto call = [&] {
     switch (solver) {
       case PSolver::PerSystem: kband::penta(exec, p->a, p->b, p->c, p->d, p->e, y, xo, info, opt); break;
       case PSolver::Periodic: kband::periodic_penta(exec, p->a, p->b, p->c, p->d, p->e, y, xo, info, opt); break;
       case PSolver::PCR: kband::pcr_penta(exec, p->a, p->b, p->c, p->d, p->e, y, xo, info, opt); break;
-      case PSolver::Auto: used = kband::solve_pentadiagonal(exec, p->a, p->b, p->c, p->d, p->e, y, xo, info); break;
-      default: kband::penta(exec, factor, y, xo, info, opt); break;
+      case PSolver::Shared:
+      case PSolver::SharedPeriodic: kband::penta(exec, factor, y, xo, info, opt); break;
+      default: used = kband::solve_pentadiagonal(exec, p->a, p->b, p->c, p->d, p->e, y, xo, info, popt); break;
     }
   };
   if (!run_solver(what, xo, inplace, cs.y, info, kScratchLimit, call)) return;
-  if (solver == PSolver::Auto) {
-    EXPECT_EQ(used, kband::choose_pentadiagonal(exec, kband::impl::batch_traits<B>::layout, nsys, n, sizeof(T)))
-        << what;
+  if (psolver_auto(solver)) {
+    const auto expect = popt.algorithm != kband::PentadiagonalAlgorithm::Auto
+                            ? popt.algorithm
+                            : kband::choose_pentadiagonal(exec, kband::impl::batch_traits<B>::layout, nsys, n,
+                                                          sizeof(T), popt.boundary);
+    EXPECT_EQ(used, expect) << what;
   }
   int pad = 0;
   const std::vector<T> xh = download(xo, &pad);
@@ -132,7 +146,10 @@ TYPED_TEST(PentaAccuracy, Periodic) { TestFixture::sweep(PSolver::Periodic, all_
 TYPED_TEST(PentaAccuracy, SharedFactor) { TestFixture::sweep(PSolver::Shared, all_variants(), {0}); }
 TYPED_TEST(PentaAccuracy, SharedFactorPeriodic) { TestFixture::sweep(PSolver::SharedPeriodic, all_variants(), {0}); }
 TYPED_TEST(PentaAccuracy, PCR) { TestFixture::sweep(PSolver::PCR, {kband::Variant::Auto}, {0, 32}); }
-TYPED_TEST(PentaAccuracy, SolvePentadiagonal) { TestFixture::sweep(PSolver::Auto, {kband::Variant::Auto}, {0}); }
+TYPED_TEST(PentaAccuracy, SolvePentadiagonal) {
+  for (PSolver s : {PSolver::Auto, PSolver::AutoPeriodic, PSolver::ForcePCR, PSolver::ForceElim})
+    TestFixture::sweep(s, {kband::Variant::Auto}, {0});
+}
 
 // ---------------------------------------------------------------------------
 // info codes

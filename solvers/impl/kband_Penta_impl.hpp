@@ -103,12 +103,26 @@ KOKKOS_INLINE_FUNCTION void load_rows(const B& b, int s0, int jb, int nlc, size_
     for (int l = 0; l < nlc; ++l) v[u][l] = p[u * rs + l * ls];
 }
 
+/// The arguments of a per-system pentadiagonal kernel.
+template <class BA, class BB, class BC, class BD, class BE, class BY, class BX, class Info>
+struct PentaArgs {
+  BA a;
+  BB b;
+  BC c;
+  BD d;
+  BE e;
+  BY y;
+  BX x;
+  Info info;
+};
+
 // ---------------------------------------------------------------------------
 // Per-system coefficients.
 // ---------------------------------------------------------------------------
 template <class Exec, class BA, class BB, class BC, class BD, class BE, class BY, class BX, class Info, int W,
           int U, bool Periodic, bool Scratch>
-struct PentaPerSystem : ThomasBase<Exec, BX, batch_value_t<BX>, W> {
+struct PentaPerSystem : ThomasBase<Exec, BX, batch_value_t<BX>, W>,
+                        PentaArgs<BA, BB, BC, BD, BE, BY, BX, Info> {
   using T = batch_value_t<BX>;
   using Base = ThomasBase<Exec, BX, T, W>;
   using typename Base::member_type;
@@ -118,17 +132,10 @@ struct PentaPerSystem : ThomasBase<Exec, BX, batch_value_t<BX>, W> {
   static constexpr int kU1 = Scratch ? 3 : 2;
   static constexpr int kU2 = kU1 + 1;
   static constexpr int kBufs = (Scratch ? 3 : 2) + (Periodic ? 2 : 0);
-  BA a;
-  BB b;
-  BC c;
-  BD d;
-  BE e;
-  BY y;
-  BX x;
-  Info info;
+  using Args = PentaArgs<BA, BB, BC, BD, BE, BY, BX, Info>;
+  using Args::a, Args::b, Args::c, Args::d, Args::e, Args::y, Args::x, Args::info;
 
-  PentaPerSystem(const Base& base, BA a_, BB b_, BC c_, BD d_, BE e_, BY y_, BX x_, Info info_)
-      : Base(base), a(a_), b(b_), c(c_), d(d_), e(e_), y(y_), x(x_), info(info_) {}
+  PentaPerSystem(const Base& base, const Args& args) : Base(base), Args(args) {}
 
   /// Per-lane state: the two previous rows of each recurrence (index 0: row
   /// j-1 forward / j+1 backward, 1: row j-2 / j+2); v: the columns of Z.
@@ -480,17 +487,12 @@ struct M2 {
 };
 
 template <class Exec, class BA, class BB, class BC, class BD, class BE, class BY, class BX, class Info>
-struct PCRPentaKernel {
+struct PCRPentaKernel : PentaArgs<BA, BB, BC, BD, BE, BY, BX, Info> {
   using T = batch_value_t<BX>;
   using member_type = typename Kokkos::TeamPolicy<Exec>::member_type;
-  BA a;
-  BB b;
-  BC c;
-  BD d;
-  BE e;
-  BY y;
-  BX x;
-  Info info;
+  using Args = PentaArgs<BA, BB, BC, BD, BE, BY, BX, Info>;
+  using Args::a, Args::b, Args::c, Args::d, Args::e, Args::y, Args::x, Args::info;
+  PCRPentaKernel(const Args& args, const PCRGeometry& g_, int n_, T nan_) : Args(args), g(g_), n(n_), nan(nan_) {}
   PCRGeometry g;  // g.n = m = ceil(n / 2) block rows
   int n;
   T nan;
