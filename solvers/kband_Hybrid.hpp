@@ -38,16 +38,18 @@
 namespace kband {
 
 struct HybridOptions {
-  int chunk_rows = 0;    // rows per thread (>= 2); 0 = kband's choice (16 on GPUs, 64 on CPUs)
-  int segment_rows = 0;  // rows per team (>= 4); 0 = kband's choice (32 KiB of a, b, c, d on GPUs)
+  int chunk_rows = 0;    // rows per thread (>= 2); 0 = kband's choice (16-32 on GPUs, 64 on CPUs)
+  int segment_rows = 0;  // rows per team (>= 4); 0 = kband's choice (on GPUs the most that fit on chip)
   int team_size = 0;     // threads per team on GPUs; 0 = kband's choice
 };
 
 namespace impl {
 
-template <class Exec, class T, Layout L>
-HybridGeometry hybrid_geometry(const char* fn, int nsys, int n, const HybridOptions& opt) {
-  const bool device = is_device_exec<Exec>::value;
+/// The launch geometry for a backend with (device) or without GPU-style
+/// teams and the given level-0 / level-1 team scratch limits.
+template <class T, Layout L>
+HybridGeometry hybrid_shape(const char* fn, int nsys, int n, const HybridOptions& opt, bool device, size_t max0,
+                            size_t max1) {
   require(opt.chunk_rows == 0 || opt.chunk_rows >= 2,
           concat(fn, ": HybridOptions::chunk_rows=", opt.chunk_rows, ", must be 0 (automatic) or >= 2"));
   require(opt.segment_rows == 0 || opt.segment_rows >= 4,
@@ -56,29 +58,51 @@ HybridGeometry hybrid_geometry(const char* fn, int nsys, int n, const HybridOpti
   HybridGeometry g;
   g.nsys = nsys;
   g.n = n;
-  // lanes: consecutive systems of one team, so that the interleaved and
-  // grouped layouts load whole 32-byte sectors; contiguous systems one a team
+  // lanes: consecutive systems of one team (a power of two, dividing a
+  // warp), so that the interleaved and grouped layouts load whole 32-byte
+  // sectors; contiguous systems one a team
   const int wmax = L == Layout::Contiguous ? 1 : (device ? static_cast<int>(32 / sizeof(T)) : 1);
-  g.W = nsys < wmax ? (nsys > 0 ? nsys : 1) : wmax;
-  g.M = opt.chunk_rows > 0 ? opt.chunk_rows : (device ? 16 : 64);
-  int S = opt.segment_rows;
-  if (S == 0) {
-    const size_t budget = device ? 32 * 1024 : 256 * 1024;
-    S = static_cast<int>(budget / (4 * sizeof(T) * g.W));
-    if (S < 4) S = 4;
+  g.W = 1;
+  while (2 * g.W <= wmax && 2 * g.W <= nsys) g.W *= 2;
+  // n split into segments of at most S rows, chunks of about M rows
+  const auto shape = [&](int S, int M) {
+    g.M = M;
+    g.G = n <= S ? 1 : static_cast<int>((static_cast<long>(n) + S - 1) / S);
+    g.Smax = static_cast<int>((static_cast<long>(n) + g.G - 1) / g.G);
+    g.P = (g.Smax + M - 1) / M;
+    if (g.P > g.Smax / 2) g.P = g.Smax / 2;
+    if (g.P < 1) g.P = 1;
+    g.R = 2 * g.P;
+    g.Sp = g.Smax + g.Smax / 16 + 1;
+    // PCR carries three right-hand sides in the Reduce kernel, one otherwise
+    const int nrhs = g.G == 1 ? 1 : 3;
+    g.scratch_bytes = HybridGeometry::scratch_elems(g.W, g.Sp, g.R, nrhs) * sizeof(T) + g.W * sizeof(int) + 16;
+    return g.scratch_bytes <= max0;
+  };
+  /// The longest segment (>= 4 rows) of chunks of M rows that fits on chip.
+  const auto largest_segment = [&](int M) {
+    int lo = 4, hi = n > 4 ? n : 4;
+    if (shape(hi, M)) return hi;
+    while (hi - lo > 1) {
+      const int mid = lo + (hi - lo) / 2;
+      (shape(mid, M) ? lo : hi) = mid;
+    }
+    return lo;
+  };
+  if (opt.segment_rows > 0) {
+    shape(opt.segment_rows, opt.chunk_rows > 0 ? opt.chunk_rows : (device ? 16 : 64));
+  } else if (!device) {
+    // host: a thread walks long chunks; segments in the (large) level-1 scratch
+    shape(8192, opt.chunk_rows > 0 ? opt.chunk_rows : 64);
+  } else if (opt.chunk_rows > 0) {
+    shape(largest_segment(opt.chunk_rows), opt.chunk_rows);
+  } else {
+    // GPU: chunks of 16 rows; when a whole system fits on chip with chunks of
+    // up to 32 rows (fewer reduced rows), one segment (one kernel) instead
+    int M = 16;
+    while (M < 32 && !shape(n, M)) M += 4;
+    if (!shape(n, M)) shape(largest_segment(16), 16);
   }
-  g.G = n <= S ? 1 : static_cast<int>((static_cast<long>(n) + S - 1) / S);
-  g.Smax = static_cast<int>((static_cast<long>(n) + g.G - 1) / g.G);
-  g.P = (g.Smax + g.M - 1) / g.M;
-  if (g.P > g.Smax / 2) g.P = g.Smax / 2;
-  if (g.P < 1) g.P = 1;
-  g.R = 2 * g.P;
-  g.Sp = g.Smax + g.Smax / 16 + 1;
-  // PCR carries three right-hand sides in the Reduce kernel, one otherwise
-  const int nrhs = g.G == 1 ? 1 : 3;
-  g.scratch_bytes = HybridGeometry::scratch_elems(g.W, g.Sp, g.R, nrhs) * sizeof(T) + g.W * sizeof(int) + 16;
-  const size_t max0 = Kokkos::TeamPolicy<Exec>::scratch_size_max(0);
-  const size_t max1 = Kokkos::TeamPolicy<Exec>::scratch_size_max(1);
   g.scratch_level = g.scratch_bytes <= max0 ? 0 : 1;
   require(g.scratch_bytes <= (g.scratch_level == 0 ? max0 : max1),
           concat(fn, ": segments of ", g.Smax, " rows need ", g.scratch_bytes,
@@ -96,6 +120,12 @@ HybridGeometry hybrid_geometry(const char* fn, int nsys, int n, const HybridOpti
   }
   g.league = static_cast<int>((static_cast<long>(nsys) + g.W - 1) / g.W) * g.G;
   return g;
+}
+
+template <class Exec, class T, Layout L>
+HybridGeometry hybrid_geometry(const char* fn, int nsys, int n, const HybridOptions& opt) {
+  return hybrid_shape<T, L>(fn, nsys, n, opt, is_device_exec<Exec>::value,
+                            Kokkos::TeamPolicy<Exec>::scratch_size_max(0), Kokkos::TeamPolicy<Exec>::scratch_size_max(1));
 }
 
 template <HybridMode Mode, class Exec, class BA, class BB, class BC, class BD, class BX, class Info, class Red>

@@ -254,6 +254,41 @@ TEST(HybridErrors, ArgumentsAreChecked) {
   exec.fence();
 }
 
+// The GPU launch shapes of the configurations (computed on any
+// backend): level-0 scratch of an H100/H200 team (48 KiB less Kokkos' 8 KiB
+// reserve), every chunk >= 2 rows, the reduced system shorter than n.
+TEST(HybridGeometry, GpuShapes) {
+  const size_t max0 = 49152 - (1026 * 8 + 8), max1 = size_t(20) << 20;
+  struct Want {
+    int nsys, n;
+    bool interleaved, dbl;
+    int segments;  // expected G (0: more than one)
+  };
+  const Want cases[] = {{16, 1 << 20, false, true, 0}, {16384, 8192, false, true, 0}, {4096, 1024, false, true, 1},
+                        {16, 1 << 20, true, true, 0},  {4096, 1024, false, false, 1}, {3, 5, true, false, 1}};
+  for (const Want& w : cases) {
+    const kband::impl::HybridGeometry g =
+        w.interleaved ? (w.dbl ? kband::impl::hybrid_shape<double, kband::Layout::Interleaved>("t", w.nsys, w.n, {}, true, max0, max1)
+                               : kband::impl::hybrid_shape<float, kband::Layout::Interleaved>("t", w.nsys, w.n, {}, true, max0, max1))
+                      : (w.dbl ? kband::impl::hybrid_shape<double, kband::Layout::Contiguous>("t", w.nsys, w.n, {}, true, max0, max1)
+                               : kband::impl::hybrid_shape<float, kband::Layout::Contiguous>("t", w.nsys, w.n, {}, true, max0, max1));
+    const std::string what = kband::impl::concat(w.nsys, "x", w.n, w.interleaved ? " interleaved" : " contiguous",
+                                                 w.dbl ? " double" : " float", ": G=", g.G, " M=", g.M, " P=", g.P,
+                                                 " Smax=", g.Smax, " team=", g.team_size, " W=", g.W, " scratch=",
+                                                 g.scratch_bytes);
+    EXPECT_EQ(g.scratch_level, 0) << what;
+    EXPECT_LE(g.scratch_bytes, max0) << what;
+    if (w.segments) EXPECT_EQ(g.G, w.segments) << what;
+    else EXPECT_GT(g.G, 1) << what;
+    EXPECT_GE(g.Smax / g.P, 2) << what;
+    EXPECT_EQ(g.team_size % 32, 0) << what;
+    EXPECT_EQ(g.team_size % g.W, 0) << what;
+    EXPECT_LE(g.team_size, 256) << what;
+    if (g.G > 1) EXPECT_LT(2 * g.G, w.n / 4) << what;
+    std::printf("  %s\n", what.c_str());
+  }
+}
+
 // solve_tridiagonal: the hybrid when a GPU has too few systems and they are
 // too long for PCR's scratch; never on a CPU; forcing it works everywhere.
 TEST(SolveTridiagonalHybrid, ChoiceAndForcing) {
