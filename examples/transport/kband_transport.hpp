@@ -275,9 +275,9 @@ struct Combine {
   int d, n, nlines, nx, ny;
   T nu;
   KOKKOS_INLINE_FUNCTION void operator()(const long long p) const {
-    const long long g = p / (static_cast<long long>(n) * SZ);
-    const int row = static_cast<int>((p / SZ) % n);
-    const int s_ = static_cast<int>(g * SZ + p % SZ);
+    const int q = static_cast<int>(p);  // F < 2^31 (checked): 32-bit index arithmetic
+    const int row = (q / SZ) % n;
+    const int s_ = q / (n * SZ) * SZ + q % SZ;
     if (s_ >= nlines) return;
     int i, j, k;
     if (d == 0) {
@@ -354,9 +354,11 @@ struct TaylorGreenInit {
 /// buffers (15 scalar fields, shared by the three directions).
 /// rhs(exec, u, r): r = RHS(u); u and r are Vectors of local extents
 /// box.local; r must not alias u. Asynchronous on exec (no fence) unless a
-/// timing counter is passed. Errors: kband::Error for a box smaller than
-/// DistD2 accepts (3 points per direction; a direction split over ranks
-/// needs kband::distd2_min_rows, 40 rows per rank for double).
+/// timing counter is passed. Errors (kband::Error, before any kernel): a
+/// block below 3 points in a direction (a direction split over ranks needs
+/// kband::distd2_min_rows rows per rank, 40 for double), a block of 2^31
+/// points or more, fields of other extents than box.local, r aliasing u.
+/// Non-finite inputs give non-finite outputs (no info codes: nothing pivots).
 template <class T = double, int SZ = kband::default_sz<Exec>::value>
 class SkewTransport {
  public:
@@ -373,6 +375,9 @@ class SkewTransport {
       D.nlines = box.nlines(d);
       D.mp = (D.nlines + SZ - 1) / SZ * SZ;
       D.F = static_cast<long long>(D.mp) * D.n;
+      kband::impl::require(D.F < (1LL << 31), kband::impl::concat("SkewTransport: the local block (", box.local[0],
+                                                                   ", ", box.local[1], ", ", box.local[2],
+                                                                   ") has 2^31 points or more"));
       fmax = std::max(fmax, D.F);
       D.first = factory(exec, static_cast<Direction>(d), kband::CompactScheme::first_derivative(box.h(d)), 6 * D.mp,
                         D.n);
