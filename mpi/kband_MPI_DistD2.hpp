@@ -26,6 +26,11 @@
 // DistD2's truncation bound (kband::distd2_min_rows), a periodic operator on a
 // non-periodic split direction, wrong extents at apply() -- every rank throws
 // the same kband::Error and nothing is left in flight.
+//
+// Short subdomains: with DistD2Options::exact_reduced the couplings DistD2
+// would drop are kept and the reduced system of the 2P boundary unknowns of
+// each line is solved exactly on every rank of the line (an MPI_Allgather of
+// the boundary rows along the line replaces step 3; steps 2 and 4 as above).
 #pragma once
 
 #include "kband_DistD2.hpp"
@@ -56,10 +61,12 @@ class DistDerivative {
   /// The plan for `nsys` lines of `n` local rows along `dir` on `grid`
   /// (collective on grid.comm(); fences exec). Builds the DistD2 plan of this
   /// rank's subdomain, exchanges the boundary couplings with the neighbours
-  /// and allocates the message buffers (GPU-aware or staged, `cfg`).
+  /// and allocates the message buffers (GPU-aware, staged or CUDA IPC: `cfg`).
+  /// opt.exact_reduced: accept subdomains below the truncation bound and
+  /// solve each line's reduced system exactly (see the top of this file).
   template <class Exec>
   DistDerivative(const Exec& exec, const CartGrid& grid, Direction dir, const CompactScheme& scheme, int nsys,
-                 int n, const CommConfig& cfg = {})
+                 int n, const CommConfig& cfg = {}, const DistD2Options& opt = {})
       : grid_(grid), dir_(dir), nsys_(nsys), n_(n) {
     const char* fn = "kband::mpi::DistDerivative";
     kband::impl::ProfilingRegion region(fn);
@@ -80,10 +87,16 @@ class DistDerivative {
                : (scheme.periodic() ? DistD2Position::Interior
                                     : (c == 0 ? DistD2Position::First
                                               : (c == P - 1 ? DistD2Position::Last : DistD2Position::Interior)));
-    collective(comm, [&] { plan_ = DistD2Plan<T, Mem>(exec, scheme, n, pos); });
+    require_same(comm, fn, "DistD2Options::exact_reduced", opt.exact_reduced ? 1 : 0);
+    collective(comm, [&] { plan_ = DistD2Plan<T, Mem>(exec, scheme, n, pos, opt); });
     lo_ = lines_type("kband::mpi::halo_lo", nsys, 2);
     hi_ = lines_type("kband::mpi::halo_hi", nsys, 2);
     bnd_ = lines_type("kband::mpi::bnd", nsys, 2);
+    direct_ = direct_path<Mem>(cfg);
+    if (P > 1 && opt.exact_reduced) {
+      setup_reduced(exec, scheme, cfg);
+      return;
+    }
     if (P > 1) {
       exchange_couplings(comm, cfg.tag_base + 18);
       bnd_prev_ = lines_type("kband::mpi::bnd_prev", nsys, 2);
@@ -91,15 +104,14 @@ class DistDerivative {
       halo_ = HaloExchange<T, SZ, Mem>(grid, dir, 2, nsys, n, cfg, impl::kHaloChannel);
       bx_ = HaloExchange<T, SZ, Mem>(grid, dir, 1, nsys, 2, cfg, impl::kDistD2Channel);
     }
-    direct_ = direct_path<Mem>(cfg);
   }
 
   /// The plan for the `dir`-lines of the blocks of `f` (nsys = f.nlines(dir),
   /// n = f.local_extent(dir)).
   template <class Exec, class L>
   DistDerivative(const Exec& exec, const DistField<T, L, Mem>& f, Direction dir, const CompactScheme& scheme,
-                 const CommConfig& cfg = {})
-      : DistDerivative(exec, f.grid(), dir, scheme, f.nlines(dir), f.local_extent(dir), cfg) {}
+                 const CommConfig& cfg = {}, const DistD2Options& opt = {})
+      : DistDerivative(exec, f.grid(), dir, scheme, f.nlines(dir), f.local_extent(dir), cfg, opt) {}
 
   /// out = the operator applied along the distributed lines of `in`; in and
   /// out are SZ-grouped batches of extents (nsys, n) holding this rank's
@@ -131,6 +143,15 @@ class DistDerivative {
     sw.lap(times ? &times->halo : nullptr);
     distd2_decouple(exec, plan_, in, lo_, hi_, out, bnd_);
     sw.lap(times ? &times->decouple : nullptr);
+    if (reduced_.subdomains() >= 2) {  // exact: every boundary row of the line, reduced solve, substitution
+      gather_boundary_rows(exec);
+      sw.lap(times ? &times->boundary : nullptr);
+      distd2_reduced_solve(exec, reduced_, bnd_all_);
+      distd2_copy_rows(exec, bnd_all_, 2 * grid_.coord(dir_), bnd_, 0, 2);
+      distd2_substitute(exec, plan_, bnd_, out);
+      sw.lap(times ? &times->substitute : nullptr);
+      return;
+    }
     if (grid_.dims(dir_) > 1) {  // D_0 -> previous rank's bnd_next row 0, D_{n-1} -> next rank's bnd_prev row 1
       bx_.start(exec, bnd_);
       bx_.finish(exec, bnd_prev_, bnd_next_, 1, 0);
@@ -196,6 +217,48 @@ class DistDerivative {
     }
   };
 
+  /// exact_reduced on P > 1 ranks: every rank's coupling along the line, the
+  /// reduced system (collective), the halo exchange and the gather buffers.
+  template <class Exec>
+  void setup_reduced(const Exec& exec, const CompactScheme& scheme, const CommConfig& cfg) {
+    const int P = grid_.dims(dir_);
+    const DistD2Coupling<T> c = plan_.coupling();
+    T mine[4] = {c.first_prev, c.first_last, c.last_first, c.last_next};
+    std::vector<T> all(4 * static_cast<size_t>(P));
+    check(MPI_Allgather(mine, 4, datatype<T>(), all.data(), 4, datatype<T>(), grid_.line_comm(dir_)),
+          "MPI_Allgather");
+    std::vector<DistD2Coupling<T>> cpl(P);
+    for (int k = 0; k < P; ++k) cpl[k] = DistD2Coupling<T>{all[4 * k], all[4 * k + 1], all[4 * k + 2], all[4 * k + 3]};
+    collective(grid_.comm(), [&] { reduced_ = DistD2Reduced<T, Mem>(exec, cpl, scheme.periodic()); });
+    halo_ = HaloExchange<T, SZ, Mem>(grid_, dir_, 2, nsys_, n_, cfg, impl::kHaloChannel);
+    bnd_all_ = lines_type("kband::mpi::bnd_all", nsys_, 2 * P);
+    gathered_ = Kokkos::View<T*, Mem>("kband::mpi::bnd_gathered", bnd_.view().span() * P);
+    gather_direct_ = direct_ && cfg.path != BufferPath::CudaIPC;  // IPC: the allgather is staged
+    if (!gather_direct_) {
+      bnd_h_ = Kokkos::View<T*, impl::StagingSpace>("kband::mpi::bnd_h", bnd_.view().span());
+      gathered_h_ = Kokkos::View<T*, impl::StagingSpace>("kband::mpi::bnd_gathered_h", gathered_.extent(0));
+    }
+  }
+
+  /// bnd_all_ rows 2k, 2k+1 := rank k's bnd rows 0, 1 (MPI_Allgather along the line; fences exec).
+  template <class Exec>
+  void gather_boundary_rows(const Exec& exec) {
+    const int P = grid_.dims(dir_);
+    const size_t cnt = bnd_.view().span();
+    Kokkos::View<T*, Mem> mine(bnd_.view().data(), cnt);
+    if (!gather_direct_) Kokkos::deep_copy(exec, bnd_h_, mine);
+    exec.fence();
+    check(MPI_Allgather(gather_direct_ ? mine.data() : bnd_h_.data(), static_cast<int>(cnt), datatype<T>(),
+                        gather_direct_ ? gathered_.data() : gathered_h_.data(), static_cast<int>(cnt), datatype<T>(),
+                        grid_.line_comm(dir_)),
+          "MPI_Allgather");
+    if (!gather_direct_) Kokkos::deep_copy(exec, gathered_, gathered_h_);
+    for (int k = 0; k < P; ++k) {
+      const typename lines_type::view_type part(gathered_.data() + k * cnt, bnd_.ngroups(), 2);
+      distd2_copy_rows(exec, lines_type(part, nsys_), 0, bnd_all_, 2 * k, 2);
+    }
+  }
+
   /// The neighbours' DistD2Couplings (4 scalars each way), once per plan.
   void exchange_couplings(MPI_Comm comm, int tag) {
     const DistD2Coupling<T> mine = plan_.coupling();
@@ -217,8 +280,12 @@ class DistDerivative {
   bool direct_ = true;
   DistD2Plan<T, Mem> plan_;
   DistD2Coupling<T> cpl_prev_, cpl_next_;
-  lines_type lo_, hi_, bnd_, bnd_prev_, bnd_next_, win_, wout_;
+  lines_type lo_, hi_, bnd_, bnd_prev_, bnd_next_, win_, wout_, bnd_all_;
   HaloExchange<T, SZ, Mem> halo_, bx_;
+  DistD2Reduced<T, Mem> reduced_;
+  Kokkos::View<T*, Mem> gathered_;
+  Kokkos::View<T*, impl::StagingSpace> bnd_h_, gathered_h_;
+  bool gather_direct_ = true;
 };
 
 }  // namespace mpi
