@@ -47,7 +47,7 @@ struct cg_operator<Exec, CDSMatrix<T, Mem>> {
   using value_type = T;
   static type make(const CDSMatrix<T, Mem>& A) {
     check_matrix("kband::cg", A);
-    return {A};
+    return type(A);
   }
 };
 template <class Exec, class T, class... P>
@@ -57,7 +57,7 @@ struct cg_operator<Exec, Kokkos::View<T**, P...>> {
   using value_type = typename VA::non_const_value_type;
   static type make(const VA& A) {
     dense_n("kband::cg", A);
-    return {A};
+    return type(A);
   }
 };
 }  // namespace impl

@@ -278,6 +278,14 @@ struct CGSumsKernel {
   KOKKOS_INLINE_FUNCTION void join(volatile CGSums<T>& a, const volatile CGSums<T>& b) const { a += b; }
 };
 
+/// r = b - q (the start of the line-preconditioned iteration).
+template <class T, class Mem>
+struct CGSubtract {
+  Kokkos::View<T*, Mem> r;
+  Kokkos::View<const T*, Mem> b, q;
+  KOKKOS_INLINE_FUNCTION void operator()(const int i) const { r(i) = b(i) - q(i); }
+};
+
 template <class T, class Mem>
 struct Reciprocal {
   Kokkos::View<T*, Mem> v;
@@ -475,7 +483,7 @@ class CGDriver {
     // r = b - A x, (r.r, r.z) at k = 0
     op_.start(exec, x, p_[1], q_);
     if (pk == kPrecLine) {
-      Kokkos::parallel_for("kband::cg::start_r", Kokkos::RangePolicy<Exec>(exec, 0, n), Sub{r_, b, q_});
+      Kokkos::parallel_for("kband::cg::start_r", Kokkos::RangePolicy<Exec>(exec, 0, n), CGSubtract<T, Mem>{r_, b, q_});
       line_->apply(exec, r_, aux_);
     }
     st_.k = 0;
@@ -502,12 +510,6 @@ class CGDriver {
   }
 
  private:
-  struct Sub {
-    Vec r;
-    Kokkos::View<const T*, Mem> b, q;
-    KOKKOS_INLINE_FUNCTION void operator()(const int i) const { r(i) = b(i) - q(i); }
-  };
-
   template <class K>
   void reduce_sums(const Exec& exec, const Comm& comm, const K& kernel, int slot) {
     auto dst = Kokkos::subview(st_.sums, slot);
@@ -600,24 +602,38 @@ class CGDriver {
   Vec r_, q_, aux_, p_[2];
 };
 
-/// Single-rank CDS operator: fused K1.
-template <class Exec, class T, class Mem>
-struct CDSOperator {
-  CDSMatrix<T, Mem> A;
-  int n() const { return A.n(); }
-  int global_n() const { return A.n(); }
+/// What the single-rank operators share: no halo, the start spmv, the finish.
+template <class Exec, class T, class Mem, class Matrix>
+struct LocalOperator {
+  Matrix A;
+  int rows = 0;
+  int n() const { return rows; }
+  int global_n() const { return rows; }
   int halo() const { return 0; }
-  void diagonal(const Exec& exec, const Kokkos::View<T*, Mem>& out) const {
-    Kokkos::parallel_for("kband::cg::diagonal", Kokkos::RangePolicy<Exec>(exec, 0, A.n()),
-                         CDSDiagonal<typename CDSMatrix<T, Mem>::data_view, T, Mem>{A.data(), A.diagonal_index(0), out});
-  }
   template <class VX>
   void start(const Exec& exec, const VX& x, const Kokkos::View<T*, Mem>&, const Kokkos::View<T*, Mem>& q) const {
     spmv(exec, A, x, q);
   }
+  template <class K>
+  void finish(const Exec& exec, const K& k) const {
+    Kokkos::parallel_for("kband::cg::finish", Kokkos::RangePolicy<Exec>(exec, 0, rows), k);
+  }
+};
+
+/// Single-rank CDS operator: fused K1.
+template <class Exec, class T, class Mem>
+struct CDSOperator : LocalOperator<Exec, T, Mem, CDSMatrix<T, Mem>> {
+  using Base = LocalOperator<Exec, T, Mem, CDSMatrix<T, Mem>>;
+  explicit CDSOperator(const CDSMatrix<T, Mem>& M) : Base{M, M.n()} {}
+  void diagonal(const Exec& exec, const Kokkos::View<T*, Mem>& out) const {
+    const auto& A = this->A;
+    Kokkos::parallel_for("kband::cg::diagonal", Kokkos::RangePolicy<Exec>(exec, 0, A.n()),
+                         CDSDiagonal<typename CDSMatrix<T, Mem>::data_view, T, Mem>{A.data(), A.diagonal_index(0), out});
+  }
   template <class Step, class Slot>
   void step(const Exec& exec, const Step& s, const Kokkos::View<T*, Mem>& q, const Slot& pap) const {
     constexpr int P = Step::prec;
+    const auto& A = this->A;
     if (CDSOffsets::fits(A.ndiag()))
       Kokkos::parallel_reduce("kband::cg::apply", Kokkos::RangePolicy<Exec>(exec, 0, A.n()),
                               CGFusedApply<CDSRowOf<T, Mem>, T, Mem, P>{s, cds_row(A), q}, pap);
@@ -625,36 +641,24 @@ struct CDSOperator {
       Kokkos::parallel_reduce("kband::cg::apply", Kokkos::RangePolicy<Exec>(exec, 0, A.n()),
                               CGFusedApply<CDSRowOfView<T, Mem>, T, Mem, P>{s, cds_row_view(A), q}, pap);
   }
-  template <class K>
-  void finish(const Exec& exec, const K& k) const {
-    Kokkos::parallel_for("kband::cg::finish", Kokkos::RangePolicy<Exec>(exec, 0, A.n()), k);
-  }
 };
 
 /// Single-rank dense operator: direction kernel, then a team per row.
 template <class Exec, class T, class Mem, class VA>
-struct DenseOperator {
-  VA A;
-  int n() const { return static_cast<int>(A.extent(0)); }
-  int global_n() const { return n(); }
-  int halo() const { return 0; }
+struct DenseOperator : LocalOperator<Exec, T, Mem, VA> {
+  using Base = LocalOperator<Exec, T, Mem, VA>;
+  explicit DenseOperator(const VA& M) : Base{M, static_cast<int>(M.extent(0))} {}
   void diagonal(const Exec& exec, const Kokkos::View<T*, Mem>& out) const {
-    Kokkos::parallel_for("kband::cg::diagonal", Kokkos::RangePolicy<Exec>(exec, 0, n()), DenseDiagonal<VA, T, Mem>{A, out});
-  }
-  template <class VX>
-  void start(const Exec& exec, const VX& x, const Kokkos::View<T*, Mem>&, const Kokkos::View<T*, Mem>& q) const {
-    spmv(exec, A, x, q);
+    Kokkos::parallel_for("kband::cg::diagonal", Kokkos::RangePolicy<Exec>(exec, 0, this->rows),
+                         DenseDiagonal<VA, T, Mem>{this->A, out});
   }
   template <class Step, class Slot>
   void step(const Exec& exec, const Step& s, const Kokkos::View<T*, Mem>& q, const Slot& pap) const {
     constexpr int P = Step::prec;
-    Kokkos::parallel_for("kband::cg::direction", Kokkos::RangePolicy<Exec>(exec, 0, n()), CGDirection<T, Mem, P>{s});
-    Kokkos::parallel_reduce("kband::cg::apply(dense)", Kokkos::TeamPolicy<Exec>(exec, n(), dense_team_size<Exec>()),
-                            CGDenseApply<Exec, VA, T, Mem>{s.st, A, s.pnew, q}, pap);
-  }
-  template <class K>
-  void finish(const Exec& exec, const K& k) const {
-    Kokkos::parallel_for("kband::cg::finish", Kokkos::RangePolicy<Exec>(exec, 0, n()), k);
+    const int n = this->rows;
+    Kokkos::parallel_for("kband::cg::direction", Kokkos::RangePolicy<Exec>(exec, 0, n), CGDirection<T, Mem, P>{s});
+    Kokkos::parallel_reduce("kband::cg::apply(dense)", Kokkos::TeamPolicy<Exec>(exec, n, dense_team_size<Exec>()),
+                            CGDenseApply<Exec, VA, T, Mem>{s.st, this->A, s.pnew, q}, pap);
   }
 };
 
