@@ -117,13 +117,17 @@ struct PentaGen {
                                   (static_cast<std::uint64_t>(j) << 40));
     return static_cast<double>(h >> 11) * (1.0 / 9007199254740992.0);
   }
+  /// Off-diagonal k (0, 1, 3, 4 = a, b, d, e); 0 outside the matrix.
+  KOKKOS_INLINE_FUNCTION double off(std::int64_t s, int j, int k) const {
+    return kband::penta_structural_zero(static_cast<kband::PentaArray>(k), j, n) ? 0.0 : 2.0 * u01(s, j, k) - 1.0;
+  }
   /// k: 0..5 = a, b, c, d, e, y
   KOKKOS_INLINE_FUNCTION double v(std::int64_t s, int j, int k) const {
     if (k == 5) return 2.0 * u01(s, j, 5) - 1.0;
-    if (k != 2) return kband::penta_structural_zero(static_cast<kband::PentaArray>(k), j, n) ? 0.0 : 2.0 * u01(s, j, k) - 1.0;
+    if (k != 2) return off(s, j, k);
     double sum = 1.0 + u01(s, j, 2);
-    for (int q : {0, 1, 3, 4}) {
-      const double o = v(s, j, q);
+    for (int q = 0; q < 5; ++q) {
+      const double o = q == 2 ? 0.0 : off(s, j, q);
       sum += o < 0 ? -o : o;
     }
     return sum;
