@@ -23,7 +23,8 @@
 //
 // Field-sized transfers per evaluation (reads + writes of one scalar field;
 // a read-modify-write counts 2): reorders 3 x 3 x 2 = 18, products 3 x 6 = 18,
-// first derivatives 3 x 24 = 72 (decouple R6 W6, substitution R6 W6),
+// first derivatives 3 x 24 = 72 (decouple R6 W6, substitution R6 W6; on
+// one process kband::distd2 does both in one kernel),
 // second derivatives 3 x 12 = 36, combine 13 + 16 + 16 = 45: 189 in all
 // (the paper's GPU implementation: 171, Table 5; its substitution phase
 // also does the combination, which kband's DistD2 API keeps separate).
@@ -202,29 +203,23 @@ template <class T, int SZ>
 using OperatorFactory = std::function<std::unique_ptr<LineOperator<T, SZ>>(
     const Exec& exec, Direction d, const kband::CompactScheme& scheme, int nsys, int n)>;
 
-/// The whole (periodic) line on this process: DistD2 with one subdomain
-/// (position Only, solved exactly), its phases called one by one so that
-/// the counter sees the decoupling and the substitution separately.
+/// The whole (periodic) line on this process: kband::distd2 on a line of one
+/// subdomain (position Only, solved exactly), which runs the decoupling, the
+/// subdomain's own 2x2 system and the substitution as one kernel. Counted as
+/// 4 transfers per field (in read, out written, out re-read and re-written
+/// by the substitution sweep): an upper bound, as the rows stay on chip
+/// where they fit (team scratch on GPUs, caches on CPUs).
 template <class T, int SZ>
 class LocalOperator : public LineOperator<T, SZ> {
  public:
   LocalOperator(const Exec& exec, const kband::CompactScheme& scheme, int nsys, int n)
-      : plan_(exec, scheme, n, kband::DistD2Position::Only),
-        lo_("transport::halo_lo", nsys, 2),
-        hi_("transport::halo_hi", nsys, 2),
-        bnd_("transport::bnd", nsys, 2) {}
+      : line_(exec, scheme, std::vector<int>{n}), ws_(nsys, 1) {}
 
   void apply(const Exec& exec, const Lines<T, SZ>& in, const Lines<T, SZ>& out, MovementCounter* c, double fields,
              const std::string& what) override {
-    const int n = plan_.n();
     if (c) c->start(exec);
-    kband::distd2_copy_rows(exec, in, n - 2, lo_, 0, 2);  // periodic halos from the line itself
-    kband::distd2_copy_rows(exec, in, 0, hi_, 0, 2);
-    kband::distd2_decouple(exec, plan_, in, lo_, hi_, out, bnd_);
-    if (c) c->stop(exec, "distd2 decouple, " + what, 2 * fields);
-    if (c) c->start(exec);
-    kband::distd2_couple(exec, plan_, bnd_, bnd_, kband::DistD2Coupling<T>{}, bnd_, kband::DistD2Coupling<T>{}, out);
-    if (c) c->stop(exec, "distd2 substitute, " + what, 2 * fields);
+    kband::distd2(exec, line_, in, out, ws_);
+    if (c) c->stop(exec, "distd2 (one kernel), " + what, 4 * fields);
   }
 
   static OperatorFactory<T, SZ> factory() {
@@ -234,8 +229,8 @@ class LocalOperator : public LineOperator<T, SZ> {
   }
 
  private:
-  kband::DistD2Plan<T, Mem> plan_;
-  Lines<T, SZ> lo_, hi_, bnd_;
+  kband::DistD2Line<T, Mem> line_;
+  kband::DistD2Workspace<T, SZ, Mem> ws_;
 };
 
 // ---------------------------------------------------------------------------

@@ -25,7 +25,7 @@
 namespace {
 
 struct Options {
-  int n = 32, steps = 150;
+  int n = 40, steps = 150;
   double nu = 0.05, dt = 0.02, amplitude = 1.0;
   std::array<int, 3> grid = {0, 0, 0};
   int print_every = 10;
@@ -34,7 +34,7 @@ struct Options {
 void usage() {
   std::printf(
       "kband-transport: Taylor-Green vortex, skew-symmetric transport RHS (compact 6th order, DistD2), RK3\n"
-      "  --n N           grid points per direction (default 32)\n"
+      "  --n N           grid points per direction (default 40)\n"
       "  --steps S       time steps (default 150)\n"
       "  --nu NU         kinematic viscosity (default 0.05)\n"
       "  --dt DT         time step (default 0.02)\n"
