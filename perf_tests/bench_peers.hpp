@@ -3,7 +3,9 @@
 //  * cuSPARSE (CUDA Kokkos, CMake option KBAND_ENABLE_CUDA_PEERS):
 //      gtsv2StridedBatch      on the contiguous layout (batchStride = n),
 //      gtsvInterleavedBatch   on the interleaved layout, algo 0 (cuThomas),
-//                             1 (LU with partial pivoting), 2 (QR).
+//                             1 (LU with partial pivoting), 2 (QR),
+//      gtsv2_nopivot          one call per system (contiguous layout, few
+//                             long systems: the hybrid block).
 //    Both overwrite the right-hand side with the solution and
 //    gtsvInterleavedBatch may also overwrite dl, d, du; the driver refreshes
 //    those working arrays from pristine copies before every repetition,
@@ -98,6 +100,14 @@ struct CusparseGtsv<double> {
                                       double* x, int nb, void* buf) {
     return cusparseDgtsvInterleavedBatch(h, algo, m, dl, d, du, x, nb, buf);
   }
+  static cusparseStatus_t nopivot_buffer(cusparseHandle_t h, int m, const double* dl, const double* d,
+                                         const double* du, const double* x, size_t* sz) {
+    return cusparseDgtsv2_nopivot_bufferSizeExt(h, m, 1, dl, d, du, x, m, sz);
+  }
+  static cusparseStatus_t nopivot(cusparseHandle_t h, int m, const double* dl, const double* d, const double* du,
+                                  double* x, void* buf) {
+    return cusparseDgtsv2_nopivot(h, m, 1, dl, d, du, x, m, buf);
+  }
 };
 
 template <>
@@ -118,6 +128,14 @@ struct CusparseGtsv<float> {
   static cusparseStatus_t interleaved(cusparseHandle_t h, int algo, int m, float* dl, float* d, float* du,
                                       float* x, int nb, void* buf) {
     return cusparseSgtsvInterleavedBatch(h, algo, m, dl, d, du, x, nb, buf);
+  }
+  static cusparseStatus_t nopivot_buffer(cusparseHandle_t h, int m, const float* dl, const float* d,
+                                         const float* du, const float* x, size_t* sz) {
+    return cusparseSgtsv2_nopivot_bufferSizeExt(h, m, 1, dl, d, du, x, m, sz);
+  }
+  static cusparseStatus_t nopivot(cusparseHandle_t h, int m, const float* dl, const float* d, const float* du,
+                                  float* x, void* buf) {
+    return cusparseSgtsv2_nopivot(h, m, 1, dl, d, du, x, m, buf);
   }
 };
 

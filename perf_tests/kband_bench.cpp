@@ -31,12 +31,12 @@ namespace kband_bench {
 
 const char* const kAllAlgos[] = {"thomas", "shared",      "periodic", "periodic-shared", "naive",
                                  "cusparse", "kk",         "pcr",      "pcr-shared",      "gtsv",
-                                 "solve",   "householder", "cublas"};
+                                 "solve",   "householder", "cublas",   "hybrid"};
 /// Host default: the Thomas set and the (small) dense solve; pcr, pcr-shared,
 /// gtsv and solve only with --algos (the Thomas set alone takes about a minute
 /// on a 2-core host, and on a host solve_tridiagonal is Thomas).
 const char* const kHostDefaultAlgos[] = {"thomas", "shared",   "periodic", "periodic-shared",
-                                         "naive",  "cusparse", "kk",       "householder"};
+                                         "naive",  "cusparse", "kk",       "householder", "hybrid"};
 const char* const kAllLayouts[] = {"contiguous", "interleaved", "grouped"};
 const char* const kAllVariants[] = {"global", "scratch", "auto"};
 
@@ -66,8 +66,12 @@ struct Options {
   // (nmat = dense_elems / d^2: 2^14, 2^12, 2^10 matrices of 32, 64, 128 on a GPU).
   std::vector<int> dense_d{32, 64, 128};
   long long dense_elems = kDevice ? (1LL << 24) : (1LL << 18);
+  // hybrid block: few long systems (nsys, n), the three on a GPU; on
+  // a host scaled to 2^18 points each (a few seconds on 2 cores)
+  std::vector<std::pair<int, int>> long_cfgs;
+  kband::HybridOptions hybrid;  // --hybrid-chunk, --hybrid-segment, --hybrid-team (0: kband's choice)
   bool quick = false;
-  bool points_set = false, ns_set = false, reps_set = false, dense_elems_set = false;
+  bool points_set = false, ns_set = false, reps_set = false, dense_elems_set = false, long_set = false;
   bool has(const std::string& algo) const { return algos.count(algo) != 0; }
 };
 
@@ -106,6 +110,12 @@ void print_help(const char* argv0) {
       "  --dense-d LIST      matrix sizes d of the householder rows (default 32,64,128)\n"
       "  --dense-elems N     matrix elements per dense batch, nmat = N / d^2 (default\n"
       "                      %lld; --quick: 2^16). Suffixes as for --points.\n"
+      "  --long LIST         hybrid block configurations NSYSxN (e.g. 16x2^20,4096x1024)\n"
+      "                      or none. Default on a GPU 16x2^20,16384x8192,4096x1024; on\n"
+      "                      a host 2x2^17,32x8192,256x1024; --quick 2x2^14,16x1024.\n"
+      "  --hybrid-chunk M, --hybrid-segment S, --hybrid-team T\n"
+      "                      kband::HybridOptions of the hybrid rows (default 0: kband's\n"
+      "                      choice: on a GPU the longest segment that fits on chip)\n"
       "  --json FILE         JSON output (default kband-bench.json; 'none' = off)\n"
       "  --csv FILE          CSV output (default off)\n"
       "  --quick             smoke run: 2^16 points, n = 32,256,1024, 2 reps\n"
@@ -138,6 +148,12 @@ void print_help(const char* argv0) {
       "team) and cuBLAS getrfBatched+getrsBatched on copies refreshed outside\n"
       "timing; points = nmat*d^2, elements per point 1 + 2/d; checked by the\n"
       "normwise backward error |Ax-b|/(|A||x|+|b|) of every matrix (1000 eps).\n"
+      "hybrid (kband::hybrid, Thomas-PCR hybrid): a block of its own after the\n"
+      "others, for few long systems (--long), contiguous and interleaved layouts,\n"
+      "5 elements per point, next to kband::thomas (auto) and the cuSPARSE\n"
+      "routines on the same data (gtsv2StridedBatch, gtsv2_nopivot once per\n"
+      "system when nsys <= 64, gtsvInterleavedBatch algos 0-2); targets: bw/copy\n"
+      ">= 0.5 and >= 3x faster than the best cuSPARSE routine.\n"
       "Exit status: 0 all rows verified, 1 a verification failed, 2 an error.\n",
       argv0, argv0, Options().points, Options().reps, Options().dense_elems);
 }
@@ -226,6 +242,25 @@ bool parse_args(int argc, char** argv, Options& o) {
     } else if (a == "--dense-elems") {
       o.dense_elems = parse_count(value());
       o.dense_elems_set = true;
+    } else if (a == "--long") {
+      o.long_cfgs.clear();
+      o.long_set = true;
+      const std::string v = value();
+      if (v != "none")
+        for (const auto& it : split(v)) {
+          const auto xpos = it.find('x');
+          if (xpos == std::string::npos) throw std::invalid_argument("--long: '" + it + "' is not NSYSxN");
+          const long long ns = parse_count(it.substr(0, xpos)), nn = parse_count(it.substr(xpos + 1));
+          if (ns < 1 || nn < 1 || ns * nn > (1LL << 31) - 1)
+            throw std::invalid_argument("--long: '" + it + "' needs nsys, n >= 1 and nsys*n < 2^31");
+          o.long_cfgs.emplace_back(static_cast<int>(ns), static_cast<int>(nn));
+        }
+    } else if (a == "--hybrid-chunk") {
+      o.hybrid.chunk_rows = std::stoi(value());
+    } else if (a == "--hybrid-segment") {
+      o.hybrid.segment_rows = static_cast<int>(parse_count(value()));
+    } else if (a == "--hybrid-team") {
+      o.hybrid.team_size = std::stoi(value());
     } else if (a == "--quick") {
       o.quick = true;
     } else {
@@ -239,6 +274,11 @@ bool parse_args(int argc, char** argv, Options& o) {
     if (!o.dense_elems_set) o.dense_elems = 1LL << 16;
   }
   if (o.has("gtsv")) o.algos.insert("thomas");  // the baseline of gtsv's time ratio
+  if (!o.long_set) {
+    if (o.quick) o.long_cfgs = {{2, 1 << 14}, {16, 1024}};
+    else if (kDevice) o.long_cfgs = {{16, 1 << 20}, {16384, 8192}, {4096, 1024}};
+    else o.long_cfgs = {{2, 1 << 17}, {32, 8192}, {256, 1024}};
+  }
   if (o.ns.empty())
     for (int n = 32; n <= 8192; n *= 2) o.ns.push_back(n);
   if (o.points < 1 || o.points > (1LL << 31) - 1) throw std::invalid_argument("--points must be in [1, 2^31)");
@@ -336,6 +376,7 @@ class Bench {
     }
     if (o_.has("householder"))
       for (int dd : o_.dense_d) run_dense(dd);
+    if (o_.has("hybrid")) run_long_block();
     print_summary();
     return failures_ ? 1 : 0;
   }
@@ -353,6 +394,9 @@ class Bench {
   std::vector<double> copy_history_;
   Kokkos::View<T*, Mem> sx_, sy_;  // STREAM arrays
   int failures_ = 0;
+  // rows_[long_begin_ ..] belong to the hybrid block (other nsys for the same
+  // n): find() and find_best() do not look there
+  std::size_t long_begin_ = static_cast<std::size_t>(-1);
 
   static constexpr int kBytes = sizeof(T);
   /// Elements per thread of the STREAM kernels: 32 bytes' worth on GPUs.
@@ -395,7 +439,8 @@ class Bench {
         "Minimum elements moved per point used for GB/s here: copy 2, scale 2, shared-coefficient\n"
         "Thomas 2 (= copy), periodic shared 2, naive-x 2, per-system Thomas 5 (a,b,c,d,x),\n"
         "per-system periodic 5, cuSPARSE 5, KK pttrf 4 (diag, off-diag, rhs, x), pcr 5,\n"
-        "pcr-shared 2, gtsv 5, solve 5; dense rows: points = nmat*d^2, 1 + 2/d (A, b, x).\n\n");
+        "pcr-shared 2, gtsv 5, solve 5, hybrid 5 (it reads a, b, c, d twice when a system\n"
+        "spans several teams: 9); dense rows: points = nmat*d^2, 1 + 2/d (A, b, x).\n\n");
   }
 
   /// points < 0: nsys * n.
@@ -522,11 +567,24 @@ class Bench {
   }
 
   // -------------------------------------------------------------------------
+  /// The hybrid block: for each (nsys, n) of --long, the copy reference, then
+  /// per layout kband::hybrid, kband::thomas (auto) and the cuSPARSE peers.
+  void run_long_block() {
+    long_begin_ = rows_.size();
+    for (const auto& cfg : o_.long_cfgs) {
+      std::printf("# hybrid block: %d systems of %d rows\n", cfg.first, cfg.second);
+      run_stream(cfg.second);
+      if (o_.layouts.count("contiguous")) run_layout<kband::Layout::Contiguous>(cfg.second, cfg.first);
+      if (o_.layouts.count("interleaved")) run_layout<kband::Layout::Interleaved>(cfg.second, cfg.first);
+    }
+  }
+
+  /// nsys_long > 0: the hybrid block's rows for nsys_long systems of n rows.
   template <kband::Layout L>
-  void run_layout(const int n) {
+  void run_layout(const int n, const int nsys_long = 0) {
     using Ops = LayoutOps<T, L>;
     using B = typename Ops::batch;
-    const int nsys = static_cast<int>(o_.points / n);
+    const int nsys = nsys_long > 0 ? nsys_long : static_cast<int>(o_.points / n);
     const std::string lname = kband::layout_name(L);
     const std::size_t flat = Ops::flat(nsys, n);
     const std::int64_t iflat = static_cast<std::int64_t>(flat);
@@ -570,6 +628,24 @@ class Bench {
       kband_row_ex(algo, vname, elems, shared, gg, call, [](Row&) {});
     };
 
+    if (nsys_long > 0) {
+      kband_row_ex("hybrid", "-", 5, false, g, [&] { kband::hybrid(exec_, a, b, c, d, x, info, o_.hybrid); },
+                   [&](Row& r) {
+                     const auto hg = kband::impl::hybrid_geometry<Exec, T, L>("kband-bench", nsys, n, o_.hybrid);
+                     r.note = kband::impl::concat(hg.G, " segment(s)/system of <= ", hg.Smax, " rows, chunks ~",
+                                                  hg.M, ", team ", hg.team_size, ", ", hg.scratch_bytes,
+                                                  " B scratch L", hg.scratch_level,
+                                                  hg.G > 1 ? "; moves >= 9 elements/point" : "");
+                   });
+      // a thread per system, for contrast (skipped where 16 threads would
+      // walk 2^20 rows each for seconds)
+      if (o_.has("thomas") && (!kDevice || nsys >= 1024)) {
+        kband::SolveOptions opt;
+        kband_row("thomas", "auto", 5, false, g, [&] { kband::thomas(exec_, a, b, c, d, x, info, opt, ws); });
+      }
+      run_peers<Ops>(n, nsys, a, b, c, d, x, info, sa, sb, sc, g, true);
+      return;
+    }
     std::vector<std::pair<std::string, kband::Variant>> variants;
     for (const char* v : kAllVariants)
       if (o_.variants.count(v))
@@ -653,6 +729,45 @@ class Bench {
     }
   }
 
+#if KBAND_BENCH_CUSPARSE
+  /// cuSPARSE gtsv2_nopivot, one call per system (contiguous: system s at
+  /// row s of each array); x is refreshed from d outside the timed region.
+  template <class Ops, class B>
+  void nopivot_row(CusparseContext& ctx, int n, int nsys, const B& a, const B& b, const B& c, const B& d, const B& x,
+                   const Gen& g) {
+    using G = CusparseGtsv<T>;
+    const std::string algo = "cusparse-gtsv2_nopivot(per system)", lname = kband::layout_name(Ops::layout);
+    size_t bytes = 0;
+    std::string err;
+    // contiguous: system s starts at element s*n of every array
+    const auto at = [n](const B& v, int s) { return Ops::raw(v).data() + static_cast<std::size_t>(s) * n; };
+    const cusparseStatus_t st = G::nopivot_buffer(ctx.handle(), n, at(a, 0), at(b, 0), at(c, 0), at(x, 0), &bytes);
+    void* buf = st == CUSPARSE_STATUS_SUCCESS ? ctx.buffer(bytes, err) : nullptr;
+    if (!buf) {
+      emit_na(na_row(algo, lname, "-", n, nsys, 5, st != CUSPARSE_STATUS_SUCCESS ? cusparse_error(st) : err));
+      return;
+    }
+    Kokkos::deep_copy(Ops::raw(x), std::numeric_limits<T>::quiet_NaN());
+    cusparseStatus_t call_st = CUSPARSE_STATUS_SUCCESS;
+    const Stats sm = measure(
+        [&] {
+          for (int s = 0; s < nsys; ++s) {
+            const cusparseStatus_t r = G::nopivot(ctx.handle(), n, at(a, s), at(b, s), at(c, s), at(x, s), buf);
+            if (r != CUSPARSE_STATUS_SUCCESS) call_st = r;
+          }
+        },
+        [&] { Kokkos::deep_copy(Ops::raw(x), Ops::raw(d)); });
+    CheckResult cr = check_solution<T, Ops>(exec_, x, Ops::flat(nsys, n), nsys, n, g, false, {});
+    if (call_st != CUSPARSE_STATUS_SUCCESS) {
+      cr.ok = false;
+      cr.msg = cusparse_error(call_st);
+    }
+    Row r = make_row(algo, lname, "-", n, nsys, 5, sm);
+    r.note = kband::impl::concat(nsys, " calls");
+    emit(r, cr);
+  }
+#endif
+
   // -------------------------------------------------------------------------
   // Peers. Working arrays are refreshed outside the timed region.
   template <class Ops, class B>
@@ -660,7 +775,8 @@ class Bench {
                  [[maybe_unused]] const B& b, [[maybe_unused]] const B& c, [[maybe_unused]] const B& d,
                  [[maybe_unused]] const B& x, [[maybe_unused]] const Kokkos::View<int*, Mem>& info,
                  [[maybe_unused]] const Kokkos::View<T*, Mem>& sa, [[maybe_unused]] const Kokkos::View<T*, Mem>& sb,
-                 [[maybe_unused]] const Kokkos::View<T*, Mem>& sc, [[maybe_unused]] const Gen& g) {
+                 [[maybe_unused]] const Kokkos::View<T*, Mem>& sc, [[maybe_unused]] const Gen& g,
+                 [[maybe_unused]] const bool long_block = false) {
     [[maybe_unused]] constexpr kband::Layout L = Ops::layout;
     [[maybe_unused]] const std::string lname = kband::layout_name(L);
     [[maybe_unused]] const std::size_t flat = Ops::flat(nsys, n);
@@ -704,8 +820,9 @@ class Bench {
           emit(r, cr);
         };
         strided("cusparse-gtsv2StridedBatch", a, b, c, false);
+        if (long_block && nsys <= 64) nopivot_row<Ops>(ctx, n, nsys, a, b, c, d, x, g);
         // the systems of pcr-shared, for its comparison
-        if (o_.has("pcr-shared") && n >= o_.pcr_lo && n <= o_.pcr_hi) {
+        if (!long_block && o_.has("pcr-shared") && n >= o_.pcr_lo && n <= o_.pcr_hi) {
           B wa = Ops::alloc("kband_bench::wa", nsys, n), wb = Ops::alloc("kband_bench::wb", nsys, n),
             wc = Ops::alloc("kband_bench::wc", nsys, n);
           Kokkos::parallel_for("kband_bench::broadcast", Policy(exec_, 0, static_cast<std::int64_t>(flat)),
@@ -716,7 +833,7 @@ class Bench {
         B wa = Ops::alloc("kband_bench::wa", nsys, n), wb = Ops::alloc("kband_bench::wb", nsys, n),
           wc = Ops::alloc("kband_bench::wc", nsys, n);
         const char* const names[3] = {"thomas", "lu", "qr"};
-        for (int pass = 0; pass < 4; ++pass) {
+        for (int pass = 0; pass < (long_block ? 3 : 4); ++pass) {
           const bool shared = pass == 3;
           const int algo_id = shared ? 0 : pass;
           const std::string algo = std::string("cusparse-gtsvInterleavedBatch") + (shared ? "-shared" : "") +
@@ -765,7 +882,7 @@ class Bench {
     }
 #endif
 #if KBAND_BENCH_KK_PTTRF
-    if (o_.has("kk")) {
+    if (o_.has("kk") && !long_block) {
       B wb = Ops::alloc("kband_bench::kk_d", nsys, n), wc = Ops::alloc("kband_bench::kk_e", nsys, n);
       poison();
       Kokkos::deep_copy(info, -1);
@@ -964,16 +1081,18 @@ class Bench {
 
   // -------------------------------------------------------------------------
   const Row* find(const std::string& algo, const std::string& layout, const std::string& variant, int n) const {
-    for (const Row& r : rows_)
-      if (r.algo == algo && r.layout == layout && r.variant == variant && r.n == n && r.status == "ok") return &r;
+    for (std::size_t i = 0; i < rows_.size() && i < long_begin_; ++i)
+      if (const Row& r = rows_[i];
+          r.algo == algo && r.layout == layout && r.variant == variant && r.n == n && r.status == "ok")
+        return &r;
     return nullptr;
   }
   /// Fastest ok kband row of any variant.
   const Row* find_best(const std::string& algo, const std::string& layout, int n) const {
     const Row* best = nullptr;
-    for (const Row& r : rows_)
-      if (r.algo == algo && r.layout == layout && r.n == n && r.status == "ok" &&
-          (!best || r.ns_per_point < best->ns_per_point))
+    for (std::size_t i = 0; i < rows_.size() && i < long_begin_; ++i)
+      if (const Row& r = rows_[i]; r.algo == algo && r.layout == layout && r.n == n && r.status == "ok" &&
+                                   (!best || r.ns_per_point < best->ns_per_point))
         best = &r;
     return best;
   }
@@ -1064,6 +1183,40 @@ class Bench {
       }
       say(per_n_line(kband::impl::concat("  ", al, "/contiguous vs ", peer), "n", nn, sp, "x", 2.5, true));
     }
+  }
+
+  /// The hybrid block: per configuration and layout, kband::hybrid's
+  /// bandwidth ratio to copy (target >= 0.5) and its speedup over the fastest
+  /// cuSPARSE routine on the same systems (target >= 3).
+  void summary_hybrid() {
+    if (long_begin_ >= rows_.size()) return;
+    say("kband hybrid, few long systems (bw/copy by 5 elements per point; speedup = best cuSPARSE time / hybrid "
+        "time, same systems):");
+    for (const auto& cfg : o_.long_cfgs)
+      for (const char* l : {"contiguous", "interleaved"}) {
+        const Row* h = nullptr;
+        const Row* peer = nullptr;
+        const Row* th = nullptr;
+        for (std::size_t i = long_begin_; i < rows_.size(); ++i) {
+          const Row& r = rows_[i];
+          if (r.layout != l || r.n != cfg.second || r.nsys != cfg.first || r.status != "ok") continue;
+          if (r.algo == "hybrid") h = &r;
+          if (r.algo == "thomas") th = &r;
+          if (r.algo.compare(0, 8, "cusparse") == 0 && (!peer || r.t_med < peer->t_med)) peer = &r;
+        }
+        if (!h) continue;
+        std::ostringstream os;
+        os << "  " << cfg.first << " x " << cfg.second << " " << l << ": hybrid bw/copy " << fmt("%.3f", h->bw_ratio)
+           << (h->bw_ratio >= 0.5 ? " (>= 0.5 MET)" : " (>= 0.5 NOT MET)");
+        if (peer)
+          os << "; best cuSPARSE " << peer->algo.substr(9) << " speedup " << fmt("%.2f", peer->t_med / h->t_med)
+             << "x" << (peer->t_med / h->t_med >= 3 ? " (>= 3 MET)" : " (>= 3 NOT MET)");
+        else
+          os << "; no cuSPARSE row (" << (KBAND_BENCH_CUSPARSE ? "add cusparse to --algos" : "not in this build")
+             << ")";
+        if (th) os << "; thomas(auto) " << fmt("%.2f", th->t_med / h->t_med) << "x the hybrid time";
+        say(os.str());
+      }
   }
 
   /// gtsv time / thomas time, same layout, variant and n (target <= 1.25).
@@ -1223,6 +1376,7 @@ class Bench {
       }
     }
     summary_pcr();
+    summary_hybrid();
     summary_gtsv();
     summary_solve();
     summary_dense();
