@@ -102,6 +102,11 @@ struct CGState {
   Kokkos::View<T*, Mem> pap;           // (max_iterations + 1)
   T tol2 = 0;
   int k = 0;
+  int n = 0, chunk = 1;  // rows; rows per work item (1 on GPUs; a block on CPUs, so the
+                         // scalars below are read once per block and the row loop vectorises)
+  int chunks() const { return (n + chunk - 1) / chunk; }
+  KOKKOS_INLINE_FUNCTION int begin(const int c) const { return c * chunk; }
+  KOKKOS_INLINE_FUNCTION int end(const int c) const { return (c + 1) * chunk < n ? (c + 1) * chunk : n; }
   KOKKOS_INLINE_FUNCTION bool go() const {
     const CGSums<T> s = sums(k);
     return s.rr > tol2 * sums(0).rr && finite_(s.rr) && s.rz > T(0) && finite_(s.rz);
@@ -134,10 +139,8 @@ struct CGStep {
   Kokkos::View<const T*, Mem> r, aux, pold;
   Kokkos::View<T*, Mem> pnew, x;
   int h;
-  /// x += alpha_{k-1} p_{k-1} (deferred from the previous iteration).
-  KOKKOS_INLINE_FUNCTION void update_x(const int i) const {
-    if (st.k > 0 && st.ran(st.k - 1)) x(i) += st.alpha(st.k - 1) * pold(i + h);
-  }
+  /// The deferred x += alpha_{k-1} p_{k-1} of the previous iteration: its alpha, or 0 (no update).
+  KOKKOS_INLINE_FUNCTION T x_alpha() const { return st.k > 0 && st.ran(st.k - 1) ? st.alpha(st.k - 1) : T(0); }
   KOKKOS_INLINE_FUNCTION CGDir<T, Mem, Prec> dir() const { return {r, aux, pold, st.beta(), h}; }
 };
 
@@ -148,15 +151,20 @@ struct CGFusedApply {
   CGStep<T, Mem, Prec> s;
   Row row;
   Kokkos::View<T*, Mem> q;
-  KOKKOS_INLINE_FUNCTION void operator()(const int i, T& pap) const {
-    s.update_x(i);
+  KOKKOS_INLINE_FUNCTION void operator()(const int c, T& pap) const {
+    const T a = s.x_alpha();
+    const int i0 = s.st.begin(c), i1 = s.st.end(c);
+    if (a != T(0))
+      for (int i = i0; i < i1; ++i) s.x(i) += a * s.pold(i);
     if (!s.st.go()) return;
     const CGDir<T, Mem, Prec> d = s.dir();
-    const T qi = row.apply(i, d, 0, row.n);
-    const T pi = d(i);
-    s.pnew(i) = pi;
-    q(i) = qi;
-    pap += pi * qi;
+    for (int i = i0; i < i1; ++i) {
+      const T qi = row.apply(i, d, 0, row.n);
+      const T pi = d(i);
+      s.pnew(i) = pi;
+      q(i) = qi;
+      pap += pi * qi;
+    }
   }
 };
 
@@ -164,9 +172,14 @@ struct CGFusedApply {
 template <class T, class Mem, int Prec>
 struct CGDirection {
   CGStep<T, Mem, Prec> s;
-  KOKKOS_INLINE_FUNCTION void operator()(const int i) const {
-    s.update_x(i);
-    if (s.st.go()) s.pnew(i + s.h) = s.dir()(i);
+  KOKKOS_INLINE_FUNCTION void operator()(const int c) const {
+    const T a = s.x_alpha();
+    const int i0 = s.st.begin(c), i1 = s.st.end(c);
+    if (a != T(0))
+      for (int i = i0; i < i1; ++i) s.x(i) += a * s.pold(i + s.h);
+    if (!s.st.go()) return;
+    const CGDir<T, Mem, Prec> d = s.dir();
+    for (int i = i0; i < i1; ++i) s.pnew(i + s.h) = d(i);
   }
 };
 
@@ -184,11 +197,13 @@ struct CGHaloApply {
     int h;
     KOKKOS_INLINE_FUNCTION T operator()(const int j) const { return p(j + h); }
   };
-  KOKKOS_INLINE_FUNCTION void operator()(const int i, T& pap) const {
+  KOKKOS_INLINE_FUNCTION void operator()(const int c, T& pap) const {
     if (!st.go()) return;
-    const T qi = row.apply(i, Shifted{p, h}, lo, hi);
-    q(i) = qi;
-    pap += p(i + h) * qi;
+    for (int i = st.begin(c); i < st.end(c); ++i) {
+      const T qi = row.apply(i, Shifted{p, h}, lo, hi);
+      q(i) = qi;
+      pap += p(i + h) * qi;
+    }
   }
 };
 
@@ -219,12 +234,18 @@ struct CGResidual {
   CGState<T, Mem> st;
   Kokkos::View<T*, Mem> r;
   Kokkos::View<const T*, Mem> q, aux;
-  KOKKOS_INLINE_FUNCTION void operator()(const int i, CGSums<T>& s) const {
+  KOKKOS_INLINE_FUNCTION void operator()(const int c, CGSums<T>& s) const {
     if (!st.ran(st.k)) return;
-    const T ri = r(i) - st.alpha(st.k) * q(i);
-    r(i) = ri;
-    s.rr += ri * ri;
-    s.rz += Prec == kPrecJacobi ? ri * ri * aux(i) : ri * ri;
+    const T a = st.alpha(st.k);
+    T rr = 0, rz = 0;
+    for (int i = st.begin(c); i < st.end(c); ++i) {
+      const T ri = r(i) - a * q(i);
+      r(i) = ri;
+      rr += ri * ri;
+      rz += Prec == kPrecJacobi ? ri * ri * aux(i) : ri * ri;
+    }
+    s.rr += rr;
+    s.rz += rz;
   }
   KOKKOS_INLINE_FUNCTION void init(CGSums<T>& s) const { s = CGSums<T>(); }
   KOKKOS_INLINE_FUNCTION void join(CGSums<T>& a, const CGSums<T>& b) const { a += b; }
@@ -238,8 +259,10 @@ struct CGResidualUpdate {
   CGState<T, Mem> st;
   Kokkos::View<T*, Mem> r;
   Kokkos::View<const T*, Mem> q;
-  KOKKOS_INLINE_FUNCTION void operator()(const int i) const {
-    if (st.ran(st.k)) r(i) -= st.alpha(st.k) * q(i);
+  KOKKOS_INLINE_FUNCTION void operator()(const int c) const {
+    if (!st.ran(st.k)) return;
+    const T a = st.alpha(st.k);
+    for (int i = st.begin(c); i < st.end(c); ++i) r(i) -= a * q(i);
   }
 };
 
@@ -247,7 +270,11 @@ struct CGResidualUpdate {
 template <class T, class Mem, int Prec>
 struct CGFinish {
   CGStep<T, Mem, Prec> s;
-  KOKKOS_INLINE_FUNCTION void operator()(const int i) const { s.update_x(i); }
+  KOKKOS_INLINE_FUNCTION void operator()(const int c) const {
+    const T a = s.x_alpha();
+    if (a != T(0))
+      for (int i = s.st.begin(c); i < s.st.end(c); ++i) s.x(i) += a * s.pold(i + s.h);
+  }
 };
 
 /// (r.r, r.z) after the line solve (k >= 0: only when iteration k ran) and
@@ -261,17 +288,19 @@ struct CGSumsKernel {
   int prec;
   bool start, compute_r;
   using value_type = CGSums<T>;
-  KOKKOS_INLINE_FUNCTION void operator()(const int i, CGSums<T>& s) const {
+  KOKKOS_INLINE_FUNCTION void operator()(const int c, CGSums<T>& s) const {
     if (!start && !st.ran(st.k)) return;
-    T ri;
-    if (compute_r) {
-      ri = b(i) - q(i);
-      r(i) = ri;
-    } else {
-      ri = r(i);
+    for (int i = st.begin(c); i < st.end(c); ++i) {
+      T ri;
+      if (compute_r) {
+        ri = b(i) - q(i);
+        r(i) = ri;
+      } else {
+        ri = r(i);
+      }
+      s.rr += ri * ri;
+      s.rz += prec == kPrecNone ? ri * ri : (prec == kPrecJacobi ? ri * ri * invdiag(i) : ri * z(i));
     }
-    s.rr += ri * ri;
-    s.rz += prec == kPrecNone ? ri * ri : (prec == kPrecJacobi ? ri * ri * invdiag(i) : ri * z(i));
   }
   KOKKOS_INLINE_FUNCTION void init(CGSums<T>& s) const { s = CGSums<T>(); }
   KOKKOS_INLINE_FUNCTION void join(CGSums<T>& a, const CGSums<T>& b) const { a += b; }
@@ -478,6 +507,8 @@ class CGDriver {
       st_.pap = Kokkos::View<T*, Mem>(Kokkos::view_alloc(exec, std::string("kband::cg::pap")), maxit + 1);
     }
     st_.tol2 = static_cast<T>(opt.tol * opt.tol);
+    st_.n = n;
+    st_.chunk = is_device_exec<Exec>::value ? 1 : 512;
     const int pk = prec_ == CGPreconditioner::None ? kPrecNone : (prec_ == CGPreconditioner::Jacobi ? kPrecJacobi : kPrecLine);
     Kokkos::deep_copy(exec, p_[0], T(0));
     // r = b - A x, (r.r, r.z) at k = 0
@@ -513,7 +544,7 @@ class CGDriver {
   template <class K>
   void reduce_sums(const Exec& exec, const Comm& comm, const K& kernel, int slot) {
     auto dst = Kokkos::subview(st_.sums, slot);
-    Kokkos::parallel_reduce("kband::cg::sums", Kokkos::RangePolicy<Exec>(exec, 0, op_.n()), kernel, dst);
+    Kokkos::parallel_reduce("kband::cg::sums", Kokkos::RangePolicy<Exec>(exec, 0, st_.chunks()), kernel, dst);
     comm.sum(exec, dst);
   }
 
@@ -536,7 +567,7 @@ class CGDriver {
     op_.step(exec, step_of<P>(pold, pnew, x), q_, pap);
     comm.sum(exec, pap);
     if (P == kPrecLine) {
-      Kokkos::parallel_for("kband::cg::residual", Kokkos::RangePolicy<Exec>(exec, 0, n), CGResidualUpdate<T, Mem>{st_, r_, q_});
+      Kokkos::parallel_for("kband::cg::residual", Kokkos::RangePolicy<Exec>(exec, 0, st_.chunks()), CGResidualUpdate<T, Mem>{st_, r_, q_});
       line_->apply(exec, r_, aux_);
       reduce_sums(exec, comm, CGSumsKernel<T, Mem>{st_, r_, r_, q_, aux_, aux_, P, false, false}, k + 1);
     } else {
@@ -616,7 +647,7 @@ struct LocalOperator {
   }
   template <class K>
   void finish(const Exec& exec, const K& k) const {
-    Kokkos::parallel_for("kband::cg::finish", Kokkos::RangePolicy<Exec>(exec, 0, rows), k);
+    Kokkos::parallel_for("kband::cg::finish", Kokkos::RangePolicy<Exec>(exec, 0, k.s.st.chunks()), k);
   }
 };
 
@@ -635,10 +666,10 @@ struct CDSOperator : LocalOperator<Exec, T, Mem, CDSMatrix<T, Mem>> {
     constexpr int P = Step::prec;
     const auto& A = this->A;
     if (CDSOffsets::fits(A.ndiag()))
-      Kokkos::parallel_reduce("kband::cg::apply", Kokkos::RangePolicy<Exec>(exec, 0, A.n()),
+      Kokkos::parallel_reduce("kband::cg::apply", Kokkos::RangePolicy<Exec>(exec, 0, s.st.chunks()),
                               CGFusedApply<CDSRowOf<T, Mem>, T, Mem, P>{s, cds_row(A), q}, pap);
     else
-      Kokkos::parallel_reduce("kband::cg::apply", Kokkos::RangePolicy<Exec>(exec, 0, A.n()),
+      Kokkos::parallel_reduce("kband::cg::apply", Kokkos::RangePolicy<Exec>(exec, 0, s.st.chunks()),
                               CGFusedApply<CDSRowOfView<T, Mem>, T, Mem, P>{s, cds_row_view(A), q}, pap);
   }
 };
@@ -656,7 +687,7 @@ struct DenseOperator : LocalOperator<Exec, T, Mem, VA> {
   void step(const Exec& exec, const Step& s, const Kokkos::View<T*, Mem>& q, const Slot& pap) const {
     constexpr int P = Step::prec;
     const int n = this->rows;
-    Kokkos::parallel_for("kband::cg::direction", Kokkos::RangePolicy<Exec>(exec, 0, n), CGDirection<T, Mem, P>{s});
+    Kokkos::parallel_for("kband::cg::direction", Kokkos::RangePolicy<Exec>(exec, 0, s.st.chunks()), CGDirection<T, Mem, P>{s});
     Kokkos::parallel_reduce("kband::cg::apply(dense)", Kokkos::TeamPolicy<Exec>(exec, n, dense_team_size<Exec>()),
                             CGDenseApply<Exec, VA, T, Mem>{s.st, this->A, s.pnew, q}, pap);
   }
