@@ -304,6 +304,20 @@ void distd2_decouple_impl(const char* fn, const Exec& exec, const DistD2Plan<T, 
                                    d, in.view(), lo, hi, out.view(), bnd.view(), row0, nsys, P, Q, det_inv});
 }
 
+/// Checks shared by the phases: a built plan, the subdomain's rows in the
+/// field batch, a 2-row buffer; returns nsys.
+template <class Exec, class T, int SZ, class Mem>
+int distd2_check_phase(const char* fn, const DistD2Plan<T, Mem>& plan, const char* field_arg,
+                       const GroupedBatch<T, SZ, Mem>& field, int row0, const char* buf_arg,
+                       const GroupedBatch<T, SZ, Mem>& buf) {
+  require_accessible<Kokkos::View<T*, Mem>, Exec>(field_arg);
+  const int n = plan.n(), nsys = field.nsys();
+  require(n >= kDistD2MinRows, concat(fn, ": the plan is empty (default-constructed)"));
+  distd2_check_field<Exec>(fn, field_arg, field, nsys, row0, n);
+  distd2_check_rows<Exec>(fn, buf_arg, buf, nsys, 2);
+  return nsys;
+}
+
 /// The single subdomain's own 2x2 system s + P e = D_0, Q s + e = D_{n-1}
 /// (nothing dropped); det_inv = 1 / (1 - PQ).
 template <class T, class Mem>
@@ -350,17 +364,13 @@ void distd2_decouple(const Exec& exec, const DistD2Plan<T, Mem>& plan, const Gro
                      const GroupedBatch<T, SZ, Mem>& out, const GroupedBatch<T, SZ, Mem>& bnd, int row0 = 0) {
   const char* fn = "kband::distd2_decouple";
   impl::ProfilingRegion region(fn);
-  impl::require_accessible<Kokkos::View<T*, Mem>, Exec>("in");
-  const int n = plan.n(), nsys = in.nsys();
-  impl::require(n >= kDistD2MinRows, impl::concat(fn, ": the plan is empty (default-constructed)"));
-  impl::distd2_check_field<Exec>(fn, "in", in, nsys, row0, n);
-  impl::distd2_check_field<Exec>(fn, "out", out, nsys, row0, n);
+  const int nsys = impl::distd2_check_phase<Exec>(fn, plan, "in", in, row0, "bnd", bnd);
+  impl::distd2_check_field<Exec>(fn, "out", out, nsys, row0, plan.n());
   impl::require(out.view().data() != in.view().data(), impl::concat(fn, ": out must not alias in"));
   const auto& d = plan.data();
   // a halo at a closed line end is not read: any batch (even an empty one) will do
   if (!d.lo_closed) impl::distd2_check_rows<Exec>(fn, "halo_lo", halo_lo, nsys, 2);
   if (!d.hi_closed) impl::distd2_check_rows<Exec>(fn, "halo_hi", halo_hi, nsys, 2);
-  impl::distd2_check_rows<Exec>(fn, "bnd", bnd, nsys, 2);
   impl::distd2_decouple_impl<false>(fn, exec, plan, in, halo_lo, halo_hi, out, bnd, row0, T(0), T(0), T(1));
 }
 
@@ -379,11 +389,7 @@ void distd2_couple(const Exec& exec, const DistD2Plan<T, Mem>& plan, const Group
                    const GroupedBatch<T, SZ, Mem>& out, int row0 = 0) {
   const char* fn = "kband::distd2_couple";
   impl::ProfilingRegion region(fn);
-  impl::require_accessible<Kokkos::View<T*, Mem>, Exec>("out");
-  const int n = plan.n(), nsys = out.nsys();
-  impl::require(n >= kDistD2MinRows, impl::concat(fn, ": the plan is empty (default-constructed)"));
-  impl::distd2_check_field<Exec>(fn, "out", out, nsys, row0, n);
-  impl::distd2_check_rows<Exec>(fn, "bnd", bnd, nsys, 2);
+  const int nsys = impl::distd2_check_phase<Exec>(fn, plan, "out", out, row0, "bnd", bnd);
   const double eps = std::numeric_limits<T>::epsilon();
   impl::require(plan.position() == DistD2Position::Only || plan.dropped() <= eps,
                 impl::concat(fn, ": the plan drops coupling entries up to ", plan.dropped(),
@@ -428,11 +434,7 @@ void distd2_substitute(const Exec& exec, const DistD2Plan<T, Mem>& plan, const G
                        const GroupedBatch<T, SZ, Mem>& out, int row0 = 0) {
   const char* fn = "kband::distd2_substitute";
   impl::ProfilingRegion region(fn);
-  impl::require_accessible<Kokkos::View<T*, Mem>, Exec>("out");
-  const int n = plan.n(), nsys = out.nsys();
-  impl::require(n >= kDistD2MinRows, impl::concat(fn, ": the plan is empty (default-constructed)"));
-  impl::distd2_check_field<Exec>(fn, "out", out, nsys, row0, n);
-  impl::distd2_check_rows<Exec>(fn, "solved", solved, nsys, 2);
+  impl::distd2_check_phase<Exec>(fn, plan, "out", out, row0, "solved", solved);
   impl::DistD2Ends<T, SZ, Mem> ends;
   ends.xs = ends.xe = solved.view();
   impl::distd2_substitute_impl(fn, exec, plan, solved, ends, out, row0);

@@ -272,19 +272,19 @@ struct DistD2DecoupleKernel {
       for (; j < n - 2; ++j) bulk<1>(g, l0, nlc, j, ds, drow, win, dprev, dot);
     }
     for (j = j > n - 2 ? j : n - 2; j < n; ++j) edge_row(g, l0, nlc, j, ds, drow, dprev, dot);
-    if (!Local) {
+    if (Local) {
+      T s[W];
+      for (int l = 0; l < nlc; ++l) {
+        s[l] = (dot[l] - P * dprev[l]) * det_inv;
+        dprev[l] = (dprev[l] - Q * dot[l]) * det_inv;  // e
+      }
+      DistD2Sweep<T, Mem, W, U>::run(p, ds, drow, &out(g, row0, l0), SZ, nlc, s, dprev);
+    } else {
       for (int l = 0; l < nlc; ++l) {
         bnd(g, 0, l0 + l) = dot[l];
         bnd(g, 1, l0 + l) = dprev[l];
       }
-      return;
     }
-    T s[W];
-    for (int l = 0; l < nlc; ++l) {
-      s[l] = (dot[l] - P * dprev[l]) * det_inv;
-      dprev[l] = (dprev[l] - Q * dot[l]) * det_inv;  // e
-    }
-    DistD2Sweep<T, Mem, W, U>::run(p, ds, drow, &out(g, row0, l0), SZ, nlc, s, dprev);
   }
 };
 
