@@ -280,14 +280,14 @@ TYPED_TEST(SolveTridiagonal, AlgorithmChoiceAndForcing) {
   using L = typename TypeParam::layout;
   for (int n : {1, 5, 33, 100, 1000})
     for (int nsys : {1, 33})
-      for (auto alg :
-           {kband::TridiagonalAlgorithm::Auto, kband::TridiagonalAlgorithm::Thomas, kband::TridiagonalAlgorithm::PCR})
+      for (auto alg : {kband::TridiagonalAlgorithm::Auto, kband::TridiagonalAlgorithm::Thomas,
+                       kband::TridiagonalAlgorithm::PCR, kband::TridiagonalAlgorithm::Hybrid})
         solve_tridiagonal_case<T, L>(get_case<T>(Solver::Thomas, Family::Dominant, n, nsys), alg, Tol<T>::dominant);
 }
 
 // Long contiguous systems: on GPUs PCR's rows no longer fit on chip and
-// choose_tridiagonal switches to Thomas; whatever the choice, the answer must
-// be right. The reference is the O(n) long double pivoted LU (DenseLU would
+// choose_tridiagonal switches to the hybrid (too few systems for Thomas);
+// whatever the choice, the answer must be right. The reference is the O(n) long double pivoted LU (DenseLU would
 // need n^2 long doubles), checked against DenseLU in GTSVReference.
 template <class T>
 void long_contiguous_case() {
@@ -312,8 +312,8 @@ void long_contiguous_case() {
     const std::vector<real_ref> xr = lu.solve(cs.d.data() + o);
     std::copy(xr.begin(), xr.end(), cs.xref.begin() + o);
   }
-  for (auto alg :
-       {kband::TridiagonalAlgorithm::Auto, kband::TridiagonalAlgorithm::Thomas, kband::TridiagonalAlgorithm::PCR})
+  for (auto alg : {kband::TridiagonalAlgorithm::Auto, kband::TridiagonalAlgorithm::Thomas,
+                   kband::TridiagonalAlgorithm::PCR, kband::TridiagonalAlgorithm::Hybrid})
     solve_tridiagonal_case<T, ContiguousTag>(cs, alg, Tol<T>::dominant);
 }
 TEST(SolveTridiagonalLong, Contiguous5000_double) { long_contiguous_case<double>(); }
