@@ -9,7 +9,7 @@
 // Accuracy bound (diagonally dominant family, kband_test_common.hpp):
 // ||x - xref||_inf / ||xref||_inf <= Tol<T>::dominant (1e-13 double, 2e-5
 // float), the Thomas and PCR bound. Observed maxima on Serial (g++ 12,
-// Release, every case below): double 6.7e-16, float 3.6e-7 (printed at the
+// Release, every case below): double 5.5e-16, float 2.8e-7 (printed at the
 // end of the run, "hybrid" keys).
 //
 // HybridOptions with small chunks and segments force the multi-segment path
