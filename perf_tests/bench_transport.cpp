@@ -22,12 +22,21 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <initializer_list>
 #include <limits>
+#include <sstream>
 #include <string>
 #include <vector>
 
 namespace kband_bench {
 namespace {
+
+template <class... Args>
+std::string concat(const Args&... args) {
+  std::ostringstream os;
+  (void)std::initializer_list<int>{((os << args), 0)...};
+  return os.str();
+}
 
 constexpr double kPaperTransfers = 171;  // seed 002, Table 5, NVIDIA GPU column
 constexpr double kTargetCopyShare = 0.80, kTargetReorderShare = 0.10;
@@ -198,7 +207,7 @@ int run_size(const Exec& exec, int N, const TransportOptions& o, std::vector<Row
   finish_row(all, st, copy);
   all.residual = rel;
   all.status = ok ? "ok" : "FAIL";
-  all.note = kband::impl::concat("bytes by min(paper 171, kband ", ours, ") field transfers; reorders ",
+  all.note = concat("bytes by min(paper 171, kband ", ours, ") field transfers; reorders ",
                                  100 * t_reorder / t_table, "% of the time");
   rows.push_back(all);
 
@@ -212,7 +221,7 @@ int run_size(const Exec& exec, int N, const TransportOptions& o, std::vector<Row
               100 * 18 / ours);
   std::printf("check vs the closed-form Taylor-Green RHS: max rel. error %.3e (bound %.1e): %s\n", rel, tol,
               ok ? "ok" : "FAIL");
-  summary.push_back(kband::impl::concat("N=", N, " ", prec, ": ", 100 * share, "% of copy by ", counted,
+  summary.push_back(concat("N=", N, " ", prec, ": ", 100 * share, "% of copy by ", counted,
                                         " transfers (target 80%), ", 100 * own_share, "% by kband's own ", ours,
                                         "; reorders ", 100 * rshare, "% of the time (target <= 10%); check ",
                                         ok ? "ok" : "FAIL"));

@@ -42,8 +42,10 @@
 #include <array>
 #include <cmath>
 #include <functional>
+#include <initializer_list>
 #include <map>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -70,6 +72,24 @@ KOKKOS_INLINE_FUNCTION double cos_(double x) {
   return Kokkos::Experimental::cos(x);
 #endif
 }
+
+/// Argument checks of this example (kband's public error type; the message
+/// is concatenated from the arguments).
+template <class... Args>
+void require(bool ok, const Args&... msg) {
+  if (ok) return;
+  std::ostringstream os;
+  (void)std::initializer_list<int>{((os << msg), 0)...};
+  throw kband::Error(os.str());
+}
+
+/// RAII Kokkos profiling region around every entry point of the example.
+struct Region {
+  explicit Region(const char* name) { Kokkos::Profiling::pushRegion(name); }
+  ~Region() { Kokkos::Profiling::popRegion(); }
+  Region(const Region&) = delete;
+  Region& operator=(const Region&) = delete;
+};
 
 /// A scalar field block f(i, j, k), i fastest.
 template <class T>
@@ -359,20 +379,18 @@ class SkewTransport {
  public:
   SkewTransport(const Exec& exec, const Box& box, T nu, OperatorFactory<T, SZ> factory = LocalOperator<T, SZ>::factory())
       : box_(box), nu_(nu) {
-    kband::impl::ProfilingRegion region("kband_transport::SkewTransport");
+    Region region("kband_transport::SkewTransport");
     long long fmax = 0;
     for (int d = 0; d < 3; ++d) {
-      kband::impl::require(box.local[d] >= 3 && box.global[d] >= box.local[d],
-                           kband::impl::concat("SkewTransport: local extent ", box.local[d], " of direction ", d,
-                                               " (global ", box.global[d], ") must be >= 3"));
+      require(box.local[d] >= 3 && box.global[d] >= box.local[d], "SkewTransport: local extent ", box.local[d],
+              " of direction ", d, " (global ", box.global[d], ") must be >= 3");
       Dir& D = dir_[d];
       D.n = box.local[d];
       D.nlines = box.nlines(d);
       D.mp = (D.nlines + SZ - 1) / SZ * SZ;
       D.F = static_cast<long long>(D.mp) * D.n;
-      kband::impl::require(D.F < (1LL << 31), kband::impl::concat("SkewTransport: the local block (", box.local[0],
-                                                                   ", ", box.local[1], ", ", box.local[2],
-                                                                   ") has 2^31 points or more"));
+      require(D.F < (1LL << 31), "SkewTransport: the local block (", box.local[0], ", ", box.local[1], ", ",
+              box.local[2], ") has 2^31 points or more");
       fmax = std::max(fmax, D.F);
       D.first = factory(exec, static_cast<Direction>(d), kband::CompactScheme::first_derivative(box.h(d)), 6 * D.mp,
                         D.n);
@@ -390,18 +408,16 @@ class SkewTransport {
   /// r = RHS(u) (see the class comment). counter: optional record of every
   /// kernel enqueued (field transfers; seconds when it is timed).
   void rhs(const Exec& exec, const Vector<T>& u, const Vector<T>& r, MovementCounter* counter = nullptr) {
-    kband::impl::ProfilingRegion region("kband_transport::rhs");
+    Region region("kband_transport::rhs");
     for (int q = 0; q < 3; ++q) {
       for (const Field<T>* f : {&u.c[q], &r.c[q]})
-        kband::impl::require(static_cast<int>(f->extent(0)) == box_.local[0] &&
-                                 static_cast<int>(f->extent(1)) == box_.local[1] &&
-                                 static_cast<int>(f->extent(2)) == box_.local[2],
-                             kband::impl::concat("SkewTransport::rhs: field '", f->label(), "' has extents (",
-                                                 f->extent(0), ", ", f->extent(1), ", ", f->extent(2),
-                                                 "), expected the local block (", box_.local[0], ", ", box_.local[1],
-                                                 ", ", box_.local[2], ")"));
+        require(static_cast<int>(f->extent(0)) == box_.local[0] && static_cast<int>(f->extent(1)) == box_.local[1] &&
+                    static_cast<int>(f->extent(2)) == box_.local[2],
+                "SkewTransport::rhs: field '", f->label(), "' has extents (", f->extent(0), ", ", f->extent(1), ", ",
+                f->extent(2), "), expected the local block (", box_.local[0], ", ", box_.local[1], ", ",
+                box_.local[2], ")");
       for (int p = 0; p < 3; ++p)
-        kband::impl::require(u.c[q].data() != r.c[p].data(), "SkewTransport::rhs: r must not alias u");
+        require(u.c[q].data() != r.c[p].data(), "SkewTransport::rhs: r must not alias u");
     }
     for (int d = 0; d < 3; ++d) direction(exec, d, u, r, counter, d > 0);
   }
