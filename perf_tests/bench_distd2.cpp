@@ -52,7 +52,7 @@ void usage() {
       "  --points N          points per field (default 2^27 on a GPU, 2^21 on a host)\n"
       "  --precision P       double (default) or float\n"
       "  --reps R            timed repetitions (default 20 GPU, 5 host)\n"
-      "  --splits K          subdomains per line for DistD2 (default 1)\n"
+      "  --splits K          subdomains per line for DistD2 (default 1; each needs distd2_min_rows rows)\n"
       "  --quick             smoke run: n = 64,256, 2^16 points, 3 reps\n"
       "  --json FILE         results file (default kband-bench-distd2.json)\n"
       "  --help              this text\n");
@@ -223,8 +223,9 @@ int run(const Options& o) {
     rc.status = "ok";
     print_row(rc);
     rows.push_back(rc);
-    auto poison = [&](const GB& b) {
-      Kokkos::parallel_for("kband_bench::poison", Policy(exec, 0, flat), FillK<T>{b.view(), n, nsys, false, nan});
+    auto poison = [&](const GB& b) {  // every slot of b (its own extents)
+      const std::int64_t bflat = static_cast<std::int64_t>(b.ngroups()) * b.n() * kSZ;
+      Kokkos::parallel_for("kband_bench::poison", Policy(exec, 0, bflat), FillK<T>{b.view(), b.n(), nsys, false, nan});
     };
     // fused DistD2 (one subdomain: one kernel; K > 1: the phases per subdomain)
     poison(out);
