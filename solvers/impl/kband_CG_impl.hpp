@@ -503,8 +503,11 @@ class CGDriver {
     const int maxit = opt.max_iterations > 0 ? opt.max_iterations : 2 * op_.global_n() + 10;
     const int every = opt.check_every;
     if (static_cast<int>(st_.sums.extent(0)) < maxit + 1) {
-      st_.sums = Kokkos::View<CGSums<T>*, Mem>(Kokkos::view_alloc(exec, std::string("kband::cg::sums")), maxit + 1);
-      st_.pap = Kokkos::View<T*, Mem>(Kokkos::view_alloc(exec, std::string("kband::cg::pap")), maxit + 1);
+      // every slot is written by its reduction before anything reads it
+      st_.sums = Kokkos::View<CGSums<T>*, Mem>(
+          Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, std::string("kband::cg::sums")), maxit + 1);
+      st_.pap = Kokkos::View<T*, Mem>(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, std::string("kband::cg::pap")),
+                                      maxit + 1);
     }
     st_.tol2 = static_cast<T>(opt.tol * opt.tol);
     st_.n = n;
