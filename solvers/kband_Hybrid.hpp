@@ -76,7 +76,10 @@ HybridGeometry hybrid_shape(const char* fn, int nsys, int n, const HybridOptions
     g.Sp = g.Smax + g.Smax / 16 + 1;
     // PCR carries three right-hand sides in the Reduce kernel, one otherwise
     const int nrhs = g.G == 1 ? 1 : 3;
-    g.scratch_bytes = HybridGeometry::scratch_elems(g.W, g.Sp, g.R, nrhs) * sizeof(T) + g.W * sizeof(int) + 16;
+    // a multiple of 16 bytes: Kokkos places level-1 team scratch of consecutive
+    // teams back to back, so an odd size misaligns every other team's T rows
+    const size_t bytes = HybridGeometry::scratch_elems(g.W, g.Sp, g.R, nrhs) * sizeof(T) + g.W * sizeof(int) + 16;
+    g.scratch_bytes = (bytes + 15) / 16 * 16;
     return g.scratch_bytes <= max0;
   };
   /// The longest segment (>= 4 rows) of chunks of M rows that fits on chip.
