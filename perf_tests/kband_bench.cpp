@@ -497,22 +497,7 @@ class Bench {
   /// warm-up, then R fenced calls; `refresh` runs before each call, untimed.
   template <class F, class R>
   Stats measure(F&& f, R&& refresh) {
-    for (int w = 0; w < o_.warmup; ++w) {
-      refresh();
-      Kokkos::fence();
-      f();
-      Kokkos::fence();
-    }
-    std::vector<double> t;
-    for (int r = 0; r < o_.reps; ++r) {
-      refresh();
-      Kokkos::fence();
-      Kokkos::Timer timer;
-      f();
-      Kokkos::fence();
-      t.push_back(timer.seconds());
-    }
-    return stats_of(t);
+    return time_fenced(o_.warmup, o_.reps, std::forward<F>(f), std::forward<R>(refresh));
   }
   template <class F>
   Stats measure(F&& f) {
