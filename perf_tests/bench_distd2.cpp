@@ -108,20 +108,6 @@ bool parse(int argc, char** argv, Options& o) {
   return o.splits >= 1;
 }
 
-KOKKOS_INLINE_FUNCTION double sin_(double x) {
-#if KOKKOS_VERSION >= 30700
-  return Kokkos::sin(x);
-#else
-  return Kokkos::Experimental::sin(x);
-#endif
-}
-KOKKOS_INLINE_FUNCTION double cos_(double x) {
-#if KOKKOS_VERSION >= 30700
-  return Kokkos::cos(x);
-#else
-  return Kokkos::Experimental::cos(x);
-#endif
-}
 constexpr double kTwoPi = 6.283185307179586;
 
 /// Point k (memory order) of a grouped field: group, row, lane, system.

@@ -20,6 +20,22 @@ namespace kband_bench {
 
 constexpr bool kDevice = kband::impl::is_device_exec<Exec>::value;
 
+/// sin / cos in kernels for any Kokkos (Kokkos:: from 3.7, Experimental before).
+KOKKOS_INLINE_FUNCTION double sin_(double x) {
+#if KOKKOS_VERSION >= 30700
+  return Kokkos::sin(x);
+#else
+  return Kokkos::Experimental::sin(x);
+#endif
+}
+KOKKOS_INLINE_FUNCTION double cos_(double x) {
+#if KOKKOS_VERSION >= 30700
+  return Kokkos::cos(x);
+#else
+  return Kokkos::Experimental::cos(x);
+#endif
+}
+
 /// Elements each STREAM thread moves: 32 bytes on devices, 1 on hosts.
 template <class T>
 constexpr int stream_unroll() {
