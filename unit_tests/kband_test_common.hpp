@@ -11,9 +11,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <initializer_list>
 #include <limits>
 #include <map>
@@ -641,6 +643,32 @@ struct Problem {
 inline const std::vector<kband::Variant>& all_variants() {
   static const std::vector<kband::Variant> v{kband::Variant::Auto, kband::Variant::Global, kband::Variant::Scratch};
   return v;
+}
+
+/// Checks systems s with skip(s) false of x (system-major host copy) against
+/// the reference of a case (any case type with nsys, n, idx(s, j) and xref):
+/// info 0, finite, within tol; records the maximum error under `key`.
+template <class T, class CaseT>
+void check_against_reference(const std::string& what, const CaseT& cs, const std::vector<T>& x,
+                             const std::vector<int>& info, double tol, const std::string& key,
+                             const std::function<bool(int)>& skip = {}) {
+  double worst = 0;
+  int nbad = 0, first = -1;
+  for (int s = 0; s < cs.nsys; ++s) {
+    if (skip && skip(s)) continue;
+    const double err = relative_error_inf(cs.n, x.data() + cs.idx(s, 0), cs.xref.data() + cs.idx(s, 0));
+    worst = std::max(worst, err);
+    if (info[s] != 0 || !(err <= tol)) {
+      if (first < 0) first = s;
+      ++nbad;
+    }
+  }
+  record_error(std::string(type_name(T())) + " dominant " + key, worst);
+  if (nbad)
+    ADD_FAILURE() << what << ": " << nbad << " of " << cs.nsys << " systems wrong; first s=" << first
+                  << " info=" << info[first] << " x(s,0)=" << x[cs.idx(first, 0)]
+                  << " xref(s,0)=" << static_cast<double>(cs.xref[cs.idx(first, 0)]) << "; worst rel. error " << worst
+                  << " (bound " << tol << ")";
 }
 
 }  // namespace kband_test

@@ -32,31 +32,6 @@ const std::vector<int>& pcr_team_sizes() {
 // PCR's refusal names the limit: "needs N bytes of team scratch but the backend offers M".
 constexpr const char* kScratchLimit = "team scratch but the backend offers";
 
-/// Checks systems s with skip(s) false of x (system-major host copy) against
-/// the reference: info 0, finite, within tol.
-template <class T>
-void check_against_reference(const std::string& what, const Case<T>& cs, const std::vector<T>& x,
-                             const std::vector<int>& info, double tol, const std::string& key,
-                             const std::function<bool(int)>& skip = {}) {
-  double worst = 0;
-  int nbad = 0, first = -1;
-  for (int s = 0; s < cs.nsys; ++s) {
-    if (skip && skip(s)) continue;
-    const double err = relative_error_inf(cs.n, x.data() + cs.idx(s, 0), cs.xref.data() + cs.idx(s, 0));
-    worst = std::max(worst, err);
-    if (info[s] != 0 || !(err <= tol)) {
-      if (first < 0) first = s;
-      ++nbad;
-    }
-  }
-  record_error(std::string(type_name(T())) + " dominant " + key, worst);
-  if (nbad)
-    ADD_FAILURE() << what << ": " << nbad << " of " << cs.nsys << " systems wrong; first s=" << first
-                  << " info=" << info[first] << " x(s,0)=" << x[cs.idx(first, 0)]
-                  << " xref(s,0)=" << static_cast<double>(cs.xref[cs.idx(first, 0)]) << "; worst rel. error " << worst
-                  << " (bound " << tol << ")";
-}
-
 std::string describe(const char* solver, const std::string& layout, const char* type, int n, int nsys, int ts,
                      bool inplace) {
   std::ostringstream os;

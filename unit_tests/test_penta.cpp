@@ -109,7 +109,7 @@ void run_penta(PSolver solver, const std::string& layout, int n, int nsys, kband
   }
   int pad = 0;
   const std::vector<T> xh = download(xo, &pad);
-  check_penta(what, cs, xh, download_info(info), Tol<T>::dominant, psolver_name(solver));
+  check_against_reference(what, cs, xh, download_info(info), Tol<T>::dominant, psolver_name(solver));
   EXPECT_EQ(pad, 0) << what << ": GroupedBatch padding written";
   if (p) {
     EXPECT_EQ(count_differences(download(p->a), cs.a) + count_differences(download(p->b), cs.b) +
@@ -191,7 +191,7 @@ void broken_systems(PSolver solver, const std::string& layout, int n, int k1, in
     EXPECT_LE(ih[s], n) << what << " s=" << s;
     EXPECT_TRUE(all_nan(xh.data() + cs.idx(s, 0), n)) << what << " s=" << s << ": x not NaN";
   }
-  check_penta(what, cs, xh, ih, Tol<T>::dominant, psolver_name(solver), [&](int s) { return s == s1 || s == s2; });
+  check_against_reference(what, cs, xh, ih, Tol<T>::dominant, psolver_name(solver), [&](int s) { return s == s1 || s == s2; });
 }
 
 TYPED_TEST(PentaInfo, ZeroAndNonFinitePivots) {

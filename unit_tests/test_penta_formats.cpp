@@ -149,7 +149,7 @@ TYPED_TEST(PentaFormats, AnnexExampleImportAndSolve) {
         if (pcr) kband::pcr_penta(exec, bt[0], bt[1], bt[2], bt[3], bt[4], bt[5], x, info);
         else kband::penta(exec, bt[0], bt[1], bt[2], bt[3], bt[4], bt[5], x, info);
       }));
-      check_penta(what + (pcr ? " pcr_penta" : " penta"), cs, download(x), download_info(info), Tol<T>::dominant,
+      check_against_reference(what + (pcr ? " pcr_penta" : " penta"), cs, download(x), download_info(info), Tol<T>::dominant,
                   pcr ? "pcr_penta" : "penta");
     }
   }
@@ -164,7 +164,7 @@ void solve_views(const std::string& what, const PentaCase<T>& cs, const kband::P
   poison_info(info);
   kband::penta(exec, a, b, c, d, e, y, y, info);  // in place: y becomes x
   exec.fence();
-  check_penta(what, cs, download(y), download_info(info), Tol<T>::dominant, "penta");
+  check_against_reference(what, cs, download(y), download_info(info), Tol<T>::dominant, "penta");
 }
 
 TEST(PentaFormatsViews, ZeroCopyAnnexArrays) {

@@ -124,29 +124,4 @@ struct PentaBatches {
         y(make_batch<B>("y", cs.nsys, cs.n, cs.y)) {}
 };
 
-/// Checks x (system-major host copy) against the reference for systems with
-/// skip(s) false: info 0 and relative error <= tol; records the maximum.
-template <class T>
-void check_penta(const std::string& what, const PentaCase<T>& cs, const std::vector<T>& x,
-                 const std::vector<int>& info, double tol, const std::string& key,
-                 const std::function<bool(int)>& skip = {}) {
-  double worst = 0;
-  int nbad = 0, first = -1;
-  for (int s = 0; s < cs.nsys; ++s) {
-    if (skip && skip(s)) continue;
-    const double err = relative_error_inf(cs.n, x.data() + cs.idx(s, 0), cs.xref.data() + cs.idx(s, 0));
-    worst = std::max(worst, err);
-    if (info[s] != 0 || !(err <= tol)) {
-      if (first < 0) first = s;
-      ++nbad;
-    }
-  }
-  record_error(std::string(type_name(T())) + " dominant " + key, worst);
-  if (nbad)
-    ADD_FAILURE() << what << ": " << nbad << " of " << cs.nsys << " systems wrong; first s=" << first
-                  << " info=" << info[first] << " x(s,0)=" << x[cs.idx(first, 0)]
-                  << " xref(s,0)=" << static_cast<double>(cs.xref[cs.idx(first, 0)]) << "; worst rel. error "
-                  << worst << " (bound " << tol << ")";
-}
-
 }  // namespace kband_test
