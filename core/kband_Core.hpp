@@ -75,6 +75,11 @@ struct real_limits<double> {
 
 /// A pivot is usable when it is finite and non-zero (NaN fails both tests).
 template <class T>
+KOKKOS_INLINE_FUNCTION T abs_(const T v) {
+  return v < T(0) ? -v : v;
+}
+
+template <class T>
 KOKKOS_INLINE_FUNCTION bool usable_pivot(const T p) {
   const T ap = p < T(0) ? -p : p;
   return ap > T(0) && ap <= real_limits<T>::max();

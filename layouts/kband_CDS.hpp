@@ -100,11 +100,6 @@ size_t crs_memory_bytes(int n, size_t nnz) {
 
 namespace impl {
 
-template <class T>
-KOKKOS_INLINE_FUNCTION T abs_(const T v) {
-  return v < T(0) ? -v : v;
-}
-
 /// Offsets of a CDS matrix by value, so that a kernel reads them from
 /// registers/constant memory rather than from a View (up to kMax diagonals).
 struct CDSOffsets {

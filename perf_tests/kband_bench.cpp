@@ -38,7 +38,7 @@ const char* const kAllAlgos[] = {"thomas", "shared",      "periodic", "periodic-
 const char* const kHostDefaultAlgos[] = {"thomas", "shared",   "periodic", "periodic-shared",
                                          "naive",  "cusparse", "kk",       "householder", "hybrid"};
 const char* const kAllLayouts[] = {"contiguous", "interleaved", "grouped"};
-const char* const kAllVariants[] = {"global", "scratch", "auto"};
+const char* const kAllVariants[] = {"global", "scratch", "registers", "auto"};
 
 struct Options {
   // Defaults sized for about a minute: one H100/H200 filled on a GPU; on a
@@ -53,7 +53,7 @@ struct Options {
   std::set<std::string> layouts{std::begin(kAllLayouts), std::end(kAllLayouts)};
   // kband's Auto resolves to Global on host backends, so the host default
   // skips it (--variants all brings it back).
-  std::set<std::string> variants = kDevice ? std::set<std::string>{"global", "scratch", "auto"}
+  std::set<std::string> variants = kDevice ? std::set<std::string>{"global", "scratch", "registers", "auto"}
                                            : std::set<std::string>{"global", "scratch"};
   int reps = kDevice ? 10 : 5;
   int warmup = 1;
@@ -81,10 +81,11 @@ void print_help(const char* argv0) {
       "       %s SUITE [suite options]   (SUITE: penta, distd2, cg, transport; SUITE --help)\n"
       "\n"
       "Times kband's batched Thomas solvers (per-system and shared coefficients,\n"
-      "periodic and not, three layouts, Global/Scratch/Auto variants) on a fixed\n"
-      "total number of points for a range of system sizes n, next to STREAM-style\n"
-      "copy (y = x) and in-place scale (x = s*x) on arrays of the same size, a naive\n"
-      "x-direction Thomas on a LayoutLeft 3D field, and peers when built in\n"
+      "periodic and not, three layouts, Global/Scratch/Registers/Auto variants) on\n"
+      "a fixed total number of points for a range of system sizes n, next to\n"
+      "STREAM-style copy (y = x) and in-place scale (x = s*x) on arrays of the same\n"
+      "size, a naive x-direction Thomas on a LayoutLeft 3D field, and peers when\n"
+      "built in\n"
       "(cuSPARSE gtsv2StridedBatch / gtsvInterleavedBatch on CUDA, Kokkos Kernels\n"
       ">= 4.5 batched pttrf+pttrs).\n"
       "\n"
@@ -101,8 +102,10 @@ void print_help(const char* argv0) {
       "                      baseline). Peers: cusparse (tridiagonal), kk (pttrf, and\n"
       "                      dense LU next to householder), cublas (dense getrf/getrs).\n"
       "  --layouts LIST      of: contiguous, interleaved, grouped, all (default all)\n"
-      "  --variants LIST     of: global, scratch, auto, all (default all on a GPU;\n"
-      "                      global,scratch on a host, where kband's Auto = Global)\n"
+      "  --variants LIST     of: global, scratch, registers, auto, all (default all\n"
+      "                      on a GPU; global,scratch on a host, where kband's Auto\n"
+      "                      = Global and Registers serves n <= 8/16 only). gtsv and\n"
+      "                      periodic per-system rows skip registers.\n"
       "  --reps R            timed repetitions per row, median reported (default %d)\n"
       "  --warmup W          untimed calls before timing (default 1)\n"
       "  --seed S            data seed\n"
@@ -634,9 +637,10 @@ class Bench {
     std::vector<std::pair<std::string, kband::Variant>> variants;
     for (const char* v : kAllVariants)
       if (o_.variants.count(v))
-        variants.emplace_back(v, std::string(v) == "global"
-                                     ? kband::Variant::Global
-                                     : (std::string(v) == "scratch" ? kband::Variant::Scratch : kband::Variant::Auto));
+        variants.emplace_back(v, std::string(v) == "global"      ? kband::Variant::Global
+                                 : std::string(v) == "scratch"   ? kband::Variant::Scratch
+                                 : std::string(v) == "registers" ? kband::Variant::Registers
+                                                                 : kband::Variant::Auto);
 
     // ---- non-periodic -------------------------------------------------------
     if (o_.has("thomas"))
@@ -659,6 +663,7 @@ class Bench {
       Kokkos::View<T*, Mem> gws(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kband_bench::gtsv_ws"),
                                 kband::gtsv_workspace_size(x));
       for (const auto& v : variants) {
+        if (v.second == kband::Variant::Registers) continue;  // thomas only
         kband::SolveOptions opt;
         opt.variant = v.second;
         kband_row_ex("gtsv", v.first, 5, false, g, [&] { kband::gtsv(exec_, a, b, c, d, x, info, opt, gws); },
@@ -696,6 +701,7 @@ class Bench {
     if (o_.has("periodic")) {
       Kokkos::parallel_for("kband_bench::corners", Policy(exec_, 0, nsys), SetCorners<T, Ops>{a, b, c, gp, n});
       for (const auto& v : variants) {
+        if (v.second == kband::Variant::Registers) continue;  // non-periodic only
         kband::SolveOptions opt;
         opt.variant = v.second;
         kband_row("periodic", v.first, 5, false, gp,

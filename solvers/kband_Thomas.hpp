@@ -22,16 +22,30 @@
 #pragma once
 
 #include "impl/kband_Thomas_impl.hpp"
+#include "impl/kband_ThomasRegisters_impl.hpp"
 
 #include <limits>
 
 namespace kband {
 
 /// Where the forward-pass intermediates live. Auto picks per backend and size.
-enum class Variant { Auto, Global, Scratch };
+///  * Global: in the output and a workspace (any size, any backend);
+///  * Scratch: in team scratch memory, a thread per system;
+///  * Registers: in registers, a team of threads per system, each holding a
+///    chunk of rows, joined by scans in team scratch: the solve reads its
+///    inputs once and writes x once. kband::thomas only (non-periodic
+///    per-system, and shared factors); it needs teams of ceil(n / M) threads
+///    (M = 8 rows per thread with per-system coefficients, 16 with a shared
+///    factor), so host backends serve it for n <= M only.
+enum class Variant { Auto, Global, Scratch, Registers };
 
 inline const char* variant_name(Variant v) {
-  return v == Variant::Global ? "global" : (v == Variant::Scratch ? "scratch" : "auto");
+  switch (v) {
+    case Variant::Global: return "global";
+    case Variant::Scratch: return "scratch";
+    case Variant::Registers: return "registers";
+    default: return "auto";
+  }
 }
 
 struct SolveOptions {
@@ -82,6 +96,9 @@ ThomasGeometry thomas_geometry(const char* fn, int nsys, int n, int lanes, int n
   const size_t max_scratch = Kokkos::TeamPolicy<Exec>::scratch_size_max(0);
   int ts = device ? (opt.team_size > 0 ? opt.team_size : 0) : 1;
   Variant v = opt.variant;
+  require(v != Variant::Registers,
+          concat(fn, ": Variant::Registers is offered by kband::thomas (non-periodic per-system "
+                     "coefficients, and shared factors) only"));
   if (v == Variant::Auto) {
     // On GPUs Scratch pays while a team of 32 keeps its rows on chip with room
     // for several teams per multiprocessor. On the contiguous layout it pays
@@ -184,6 +201,23 @@ void check_tridiagonal_args(const char* fn, const BA& a, const BB& b, const BC& 
           concat(fn, ": x must not alias a, b or c (it may alias d)"));
 }
 
+/// Launches the Registers kernel f when the variant asks for it (or Auto
+/// prefers it: GPUs, interleaved and grouped batches, teams big enough);
+/// returns false to fall back to the other variants under Auto.
+template <class Exec, Layout L, class F>
+bool use_registers(const char* fn, Variant v, const Exec& exec, int nsys, int n, int M, size_t scratch_per_thread,
+                   F& f) {
+  if (v == Variant::Auto && !(is_device_exec<Exec>::value && L != Layout::Contiguous)) return false;
+  const RegisterGeometry g =
+      register_geometry<Exec, typename F::T_value>(exec, nsys, n, M, L == Layout::Contiguous, scratch_per_thread, f);
+  if (!g.ok) {
+    require(v == Variant::Auto, concat(fn, ": ", g.why));
+    return false;
+  }
+  launch_registers(fn, exec, g, f);
+  return true;
+}
+
 template <bool Periodic, class Exec, class BA, class BB, class BC, class BD, class BX, class Info>
 void thomas_per_system(const char* fn, const Exec& exec, const BA& a, const BB& b, const BC& c,
                        const BD& d, const BX& x, const Info& info, const SolveOptions& opt,
@@ -193,6 +227,12 @@ void thomas_per_system(const char* fn, const Exec& exec, const BA& a, const BB& 
   using tx = batch_traits<BX>;
   check_tridiagonal_args<Exec>(fn, a, b, c, d, x, info, Periodic ? 3 : 1);
   const int nsys = tx::nsys(x), n = tx::n(x);
+  if (!Periodic && (opt.variant == Variant::Registers || opt.variant == Variant::Auto)) {
+    constexpr int M = kRegisterRowsPerSystem;
+    using F = ThomasPerSystemRegisters<Exec, BA, BB, BC, BD, BX, Info, M>;
+    F f(typename F::Base{nsys, n, 1, 1, false, std::numeric_limits<T>::quiet_NaN()}, a, b, c, d, x, info);
+    if (use_registers<Exec, tx::layout>(fn, opt.variant, exec, nsys, n, M, F::scratch_per_thread(), f)) return;
+  }
   constexpr int W = thomas_lanes<Exec, BX>::value;
   constexpr int U = thomas_unroll<Exec, BX>::value;
   const ThomasGeometry g = thomas_geometry<Exec, T>(fn, nsys, n, W, Periodic ? 3 : 2, opt,
@@ -299,6 +339,17 @@ void thomas(const Exec& exec, const TridiagonalFactor<T, Mem>& factor, const BD&
                 impl::concat(fn, ": x has n=", n, " rows but the factor was built for n=", factor.n()));
   impl::check_batch(fn, "d", d, nsys, n);
   impl::check_info(fn, info, nsys);
+  if (opt.variant == Variant::Registers || opt.variant == Variant::Auto) {
+    constexpr int M = impl::kRegisterRowsShared;
+    const typename impl::RegisterBase<Exec, T, M> rb{nsys, n, 1, 1, false, std::numeric_limits<T>::quiet_NaN()};
+    if (factor.periodic()) {
+      impl::ThomasSharedRegisters<Exec, T, Mem, BD, BX, Info, M, true> f(rb, factor.data(), d, x, info);
+      if (impl::use_registers<Exec, tx::layout>(fn, opt.variant, exec, nsys, n, M, f.scratch_per_thread(), f)) return;
+    } else {
+      impl::ThomasSharedRegisters<Exec, T, Mem, BD, BX, Info, M, false> f(rb, factor.data(), d, x, info);
+      if (impl::use_registers<Exec, tx::layout>(fn, opt.variant, exec, nsys, n, M, f.scratch_per_thread(), f)) return;
+    }
+  }
   constexpr int W = impl::thomas_lanes<Exec, BX>::value;
   constexpr int U = impl::thomas_unroll<Exec, BX, 1>::value;
   const impl::ThomasGeometry g = impl::thomas_geometry<Exec, T>(fn, nsys, n, W, 1, opt, tx::layout == Layout::Contiguous);

@@ -81,6 +81,9 @@ struct RunStats {
   long solves = 0;
   long scratch_refusals = 0;  // Variant::Scratch refused with a kband::Error
   std::string first_scratch_refusal;
+  long register_solves = 0;     // Variant::Registers solves checked
+  long register_refusals = 0;   // Variant::Registers refused (teams too small, periodic)
+  std::string first_register_refusal;
 };
 inline RunStats& stats() {
   static RunStats s;
@@ -571,6 +574,38 @@ struct Problem {
     exec.fence();
   }
 
+  /// Calls the solver; returns false when it refused with the kband::Error a
+  /// variant may legitimately give: Scratch when team scratch is too small
+  /// (large n), Registers when teams of ceil(n / M) threads are not offered
+  /// (host backends) or for periodic per-system systems. A refused call must
+  /// not have written info. Any other error fails the test.
+  bool call_if_served(const B& x_out, const kband::SolveOptions& opt, const std::string& what) const {
+    const kband::Variant variant = opt.variant;
+    try {
+      call(x_out, opt);
+    } catch (const kband::Error& e) {
+      const std::string msg = e.what();
+      const bool registers = variant == kband::Variant::Registers;
+      if (!(variant == kband::Variant::Scratch || registers) ||
+          msg.find(registers ? "Variant::Registers" : "Variant::Scratch") == std::string::npos) {
+        ADD_FAILURE() << what << ": unexpected kband::Error: " << msg;
+        return false;
+      }
+      if (registers && cs.solver != Solver::Periodic && kband::impl::is_device_exec<Exec>::value && cs.n <= 512)
+        ADD_FAILURE() << what << ": a GPU must serve Variant::Registers for n <= 512: " << msg;
+      auto hi = Kokkos::create_mirror_view(info);
+      Kokkos::deep_copy(hi, info);
+      for (int s = 0; s < cs.nsys; ++s) EXPECT_EQ(hi(s), kInfoPoison) << what << ": refused call wrote info";
+      long& count = registers ? stats().register_refusals : stats().scratch_refusals;
+      std::string& first = registers ? stats().first_register_refusal : stats().first_scratch_refusal;
+      ++count;
+      if (first.empty()) first = what + ": " + msg;
+      return false;
+    }
+    if (variant == kband::Variant::Registers) ++stats().register_solves;
+    return true;
+  }
+
   /// Poisons the outputs, solves, and checks info == 0, finite x within `tol`
   /// of the reference, padding sentinels intact and the inputs unchanged.
   void solve_and_check(kband::Variant variant, bool inplace = false) {
@@ -589,22 +624,7 @@ struct Problem {
     }
     kband::SolveOptions opt;
     opt.variant = variant;
-    try {
-      call(xo, opt);
-    } catch (const kband::Error& e) {
-      // Only team scratch may legitimately be too small (large n).
-      const std::string msg = e.what();
-      if (variant != kband::Variant::Scratch || msg.find("Variant::Scratch") == std::string::npos) {
-        ADD_FAILURE() << what << ": unexpected kband::Error: " << msg;
-        return;
-      }
-      auto hi = Kokkos::create_mirror_view(info);
-      Kokkos::deep_copy(hi, info);
-      for (int s = 0; s < cs.nsys; ++s) EXPECT_EQ(hi(s), kInfoPoison) << what << ": refused call wrote info";
-      ++stats().scratch_refusals;
-      if (stats().first_scratch_refusal.empty()) stats().first_scratch_refusal = what + ": " + msg;
-      return;
-    }
+    if (!call_if_served(xo, opt, what)) return;
     ++stats().solves;
     Host<B> hx(xo);
     hx.to_host();
@@ -642,6 +662,12 @@ struct Problem {
 
 inline const std::vector<kband::Variant>& all_variants() {
   static const std::vector<kband::Variant> v{kband::Variant::Auto, kband::Variant::Global, kband::Variant::Scratch};
+  return v;
+}
+/// kband::thomas also has the Registers variant.
+inline const std::vector<kband::Variant>& thomas_variants() {
+  static const std::vector<kband::Variant> v{kband::Variant::Auto, kband::Variant::Global, kband::Variant::Scratch,
+                                             kband::Variant::Registers};
   return v;
 }
 

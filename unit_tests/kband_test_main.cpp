@@ -23,6 +23,9 @@ int main(int argc, char** argv) {
     if (st.scratch_refusals > 0)
       std::printf("kband unit tests: Variant::Scratch refused %ld times (team scratch too small), e.g.\n  %s\n",
                   st.scratch_refusals, st.first_scratch_refusal.c_str());
+    std::printf("kband unit tests: Variant::Registers checked %ld solves, refused %ld%s%s\n", st.register_solves,
+                st.register_refusals, st.register_refusals > 0 ? ", e.g.\n  " : "",
+                st.first_register_refusal.c_str());
   }
   Kokkos::finalize();
   return rc;

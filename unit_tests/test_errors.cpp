@@ -231,6 +231,35 @@ TYPED_TEST(ThomasErrors, OutputAliasesCoefficients) {
   EXPECT_TRUE(snap.unchanged(v.a, v.b, v.c, v.d, v.x, v.info));
 }
 
+// Variant::Registers where it is not offered: periodic per-system systems,
+// the pivoted gtsv; and on a host backend, systems longer than one chunk.
+TYPED_TEST(ThomasErrors, RegistersWhereNotOffered) {
+  using V = Valid<typename TypeParam::value_type, typename TypeParam::layout>;
+  V v;
+  const Snapshot snap(v.a, v.b, v.c, v.d, v.x, v.info);
+  Exec exec;
+  kband::SolveOptions opt;
+  opt.variant = kband::Variant::Registers;
+  expect_error("periodic_thomas Registers",
+               [&] { kband::periodic_thomas(exec, v.a, v.b, v.c, v.d, v.x, v.info, opt); },
+               {"periodic_thomas", "Variant::Registers is offered by kband::thomas"});
+  expect_error("gtsv Registers", [&] { kband::gtsv(exec, v.a, v.b, v.c, v.d, v.x, v.info, opt); },
+               {"gtsv", "Variant::Registers"});
+  EXPECT_TRUE(snap.unchanged(v.a, v.b, v.c, v.d, v.x, v.info));
+  if (!kband::impl::is_device_exec<Exec>::value) {
+    using B = typename V::B;
+    const int nsys = v.nsys, n = 40;
+    B a = random_batch<B>("a", nsys, n, 1), b = random_batch<B>("b", nsys, n, 2, 4.0);
+    B c = random_batch<B>("c", nsys, n, 3), d = random_batch<B>("d", nsys, n, 4);
+    B x = poisoned_batch<B>("x", nsys, n);
+    const Snapshot snap2(a, b, c, d, x, v.info);
+    expect_error("thomas Registers n=40 on a host backend",
+                 [&] { kband::thomas(exec, a, b, c, d, x, v.info, opt); },
+                 {"Variant::Registers needs 5 threads per team for n=40"});
+    EXPECT_TRUE(snap2.unchanged(a, b, c, d, x, v.info));
+  }
+}
+
 TYPED_TEST(ThomasErrors, SharedFactorMisuse) {
   using T = typename TypeParam::value_type;
   using L = typename TypeParam::layout;

@@ -1,0 +1,413 @@
+// Kernels of the Registers variant of kband::thomas: every intermediate stays
+// in registers, so a solve reads its inputs once and writes x once.
+//
+// Each system is cut into K chunks of M consecutive rows (M a compile-time
+// constant, so a thread's rows live in registers); a team holds P systems and
+// one thread per chunk, P*K threads. The recurrences of Thomas are joined
+// across the chunks of a system by inclusive scans in team scratch (Hillis-
+// Steele, one barrier per round):
+//
+//  * the forward pass y_j = (d_j - a_j y_{j-1}) / p_j is affine in y_{j-1}: a
+//    chunk summarises it as y_out = Y + G y_in, and a thread solves its chunk
+//    from y_in = 0, then adds G_{..j} y_in to each row once y_in is known;
+//  * the backward pass x_j = y_j - c'_j x_{j+1} is handled the same way, from
+//    the last chunk down;
+//  * per-system coefficients also need the pivots p_j = b_j - a_j c'_{j-1},
+//    c'_j = c_j / p_j: c' follows the Moebius map c' -> c / (b - a c'), so a
+//    chunk's map is the product of the 2x2 matrices [[0, c], [-a, b]] (kept
+//    scaled, the map does not change), and the scan of those products gives
+//    each chunk the exact c' it starts from. The pivots are then Thomas's
+//    own, row by row: info and stability are those of thomas.
+//
+// The variant needs a team of P*K threads; on backends whose teams are smaller
+// (host backends), it serves systems of at most M rows only.
+#pragma once
+
+#include "kband_Thomas_impl.hpp"
+
+// Full unrolling of the fixed-length row loops keeps a thread's rows in
+// registers (device compilers); host compilers need no hint.
+#if defined(__CUDACC__) || defined(__HIPCC__)
+#define KBAND_UNROLL _Pragma("unroll")
+#else
+#define KBAND_UNROLL
+#endif
+
+namespace kband {
+namespace impl {
+
+/// Launch geometry of a Registers-variant solve.
+struct RegisterGeometry {
+  int nsys = 0, n = 0;
+  int M = 0;            // rows per thread (the kernel's compile-time constant)
+  int K = 0;            // chunks (threads) per system
+  int P = 0;            // systems per team
+  int team_size = 0;    // P * K
+  int league = 0;
+  bool chunk_fastest = false;  // thread = p*K + k (contiguous) or k*P + p
+  size_t scratch_bytes = 0;
+  bool ok = false;
+  std::string why;      // why not, when !ok
+};
+
+/// Affine summary of a chunk's recurrence: out = y + g * in; `dot` adds up
+/// (periodic shared solves), `bad` keeps the first failed row (0 = none).
+template <class T>
+struct AffineSum {
+  T g, y, dot;
+  int bad;
+};
+/// Scaled 2x2 matrix of a chunk's Moebius map of c'.
+template <class T>
+struct MoebiusSum {
+  T m00, m01, m10, m11;
+};
+
+/// later o earlier
+template <class T>
+KOKKOS_INLINE_FUNCTION AffineSum<T> compose(const AffineSum<T>& l, const AffineSum<T>& e) {
+  return {l.g * e.g, l.y + l.g * e.y, l.dot + e.dot, e.bad != 0 ? e.bad : l.bad};
+}
+template <class T>
+KOKKOS_INLINE_FUNCTION void rescale(MoebiusSum<T>& m) {
+  T mx = abs_(m.m00);
+  mx = abs_(m.m01) > mx ? abs_(m.m01) : mx;
+  mx = abs_(m.m10) > mx ? abs_(m.m10) : mx;
+  mx = abs_(m.m11) > mx ? abs_(m.m11) : mx;
+  if (mx > T(0) && mx <= real_limits<T>::max()) {
+    const T r = T(1) / mx;
+    m.m00 *= r;
+    m.m01 *= r;
+    m.m10 *= r;
+    m.m11 *= r;
+  }
+}
+template <class T>
+KOKKOS_INLINE_FUNCTION MoebiusSum<T> compose(const MoebiusSum<T>& l, const MoebiusSum<T>& e) {
+  MoebiusSum<T> r{l.m00 * e.m00 + l.m01 * e.m10, l.m00 * e.m01 + l.m01 * e.m11,
+                  l.m10 * e.m00 + l.m11 * e.m10, l.m10 * e.m01 + l.m11 * e.m11};
+  rescale(r);
+  return r;
+}
+
+/// Where a thread's chunk is, and the scan over the K chunks of its system.
+template <class Exec, class T, int M>
+struct RegisterBase {
+  using member_type = typename Kokkos::TeamPolicy<Exec>::member_type;
+  using T_value = T;
+  int nsys, n, K, P;
+  bool chunk_fastest;
+  T nan;  // the fill of failed systems
+
+  struct Place {
+    int s, k, slot, stride;  // system, chunk, scratch slot, slot distance between chunks
+    bool live;               // s < nsys
+  };
+  KOKKOS_INLINE_FUNCTION Place place(const member_type& m) const {
+    Place pl;
+    const int t = m.team_rank();
+    int p;
+    if (chunk_fastest) {
+      p = t / K;
+      pl.k = t % K;
+      pl.stride = 1;
+    } else {
+      p = t % P;
+      pl.k = t / P;
+      pl.stride = P;
+    }
+    pl.s = m.league_rank() * P + p;
+    pl.slot = t;
+    pl.live = pl.s < nsys;
+    return pl;
+  }
+  KOKKOS_INLINE_FUNCTION int rows(int k) const {
+    const int r = n - k * M;
+    return r < M ? r : M;
+  }
+
+  /// Inclusive scan of v over the chunks of each system (from the last chunk
+  /// down when Reverse) in buf (2 * team_size entries). Returns the inclusive
+  /// value; `excl` gets the exclusive one (ident for the first chunk) and
+  /// `total` the value over all chunks.
+  template <bool Reverse, class S>
+  KOKKOS_INLINE_FUNCTION S scan(const member_type& m, const Place& pl, S* buf, S v, const S& ident, S& excl,
+                                S& total) const {
+    const int ts = m.team_size();
+    const int kk = Reverse ? K - 1 - pl.k : pl.k;
+    const int dir = Reverse ? 1 : -1;  // towards earlier chunks
+    m.team_barrier();                  // earlier readers of buf are done
+    buf[pl.slot] = v;
+    m.team_barrier();
+    int cur = 0;
+    for (int off = 1; off < K; off *= 2) {
+      if (kk >= off) v = compose(v, buf[cur * ts + pl.slot + dir * off * pl.stride]);
+      buf[(1 - cur) * ts + pl.slot] = v;
+      cur = 1 - cur;
+      m.team_barrier();
+    }
+    excl = kk > 0 ? buf[cur * ts + pl.slot + dir * pl.stride] : ident;
+    const int last = Reverse ? 0 : K - 1;  // the chunk that ends the scan
+    total = buf[cur * ts + pl.slot + (last - pl.k) * pl.stride];
+    return v;
+  }
+};
+
+// ---------------------------------------------------------------------------
+// Shared coefficients (FactorData of kband_Thomas_impl.hpp): the pivots are
+// known, only the two affine scans remain.
+// ---------------------------------------------------------------------------
+template <class Exec, class T, class Mem, class BD, class BX, class Info, int M, bool Periodic>
+struct ThomasSharedRegisters : RegisterBase<Exec, T, M> {
+  using Base = RegisterBase<Exec, T, M>;
+  using typename Base::member_type;
+  using Place = typename Base::Place;
+  FactorData<T, Mem> f;
+  BD d;
+  BX x;
+  Info info;
+
+  ThomasSharedRegisters(const Base& b, const FactorData<T, Mem>& f_, BD d_, BX x_, Info info_)
+      : Base(b), f(f_), d(d_), x(x_), info(info_) {}
+
+  KOKKOS_INLINE_FUNCTION static size_t scratch_per_thread() { return 2 * sizeof(AffineSum<T>); }
+
+  KOKKOS_FUNCTION void operator()(const member_type& m) const {
+    const Place pl = this->place(m);
+    const int n = this->n, j0 = pl.k * M, nr = this->rows(pl.k);
+    const int finfo = f.info();  // the same for every thread: no barrier is skipped
+    if (finfo != 0) {
+      if (pl.live) {
+        for (int u = 0; u < nr; ++u) x(pl.s, j0 + u) = this->nan;
+        if (pl.k == 0) info(pl.s) = finfo;
+      }
+      return;
+    }
+    AffineSum<T>* buf =
+        static_cast<AffineSum<T>*>(m.team_scratch(0).get_shmem(2 * m.team_size() * sizeof(AffineSum<T>)));
+    T y[M];
+    {
+      const T* dp = pl.live && nr > 0 ? &d(pl.s, j0) : nullptr;
+      const size_t drs = batch_traits<BD>::row_stride(d);
+KBAND_UNROLL
+      for (int u = 0; u < M; ++u) y[u] = (dp != nullptr && u < nr) ? dp[u * drs] : T(0);
+    }
+    // forward pass of the chunk from y_in = 0
+    AffineSum<T> fw{T(1), T(0), T(0), 0};
+KBAND_UNROLL
+    for (int u = 0; u < M; ++u)
+      if (u < nr) {
+        const int j = j0 + u;
+        const T a = f.a(j), w = f.w(j);
+        if (Periodic) fw.dot += f.g(j) * y[u];
+        fw.y = (y[u] - a * fw.y) * w;
+        y[u] = fw.y;
+        fw.g *= -a * w;
+      }
+    AffineSum<T> in, all;
+    this->template scan<false>(m, pl, buf, fw, AffineSum<T>{T(1), T(0), T(0), 0}, in, all);
+    T gp = T(1);
+KBAND_UNROLL
+    for (int u = 0; u < M; ++u)
+      if (u < nr) {
+        const int j = j0 + u;
+        gp *= -f.a(j) * f.w(j);
+        y[u] += gp * in.y;
+      }
+    // Sherman-Morrison factor from g.d and y_{n-1} (the scan's total)
+    const T fact = Periodic ? (all.dot + f.scal(0) * all.y) * f.scal(1) : T(0);
+    // backward pass of the chunk from x_in = 0
+    AffineSum<T> bw{T(1), T(0), T(0), 0};
+KBAND_UNROLL
+    for (int u = M - 1; u >= 0; --u)
+      if (u < nr) {
+        const T cp = f.cp(j0 + u);
+        bw.y = y[u] - cp * bw.y;
+        y[u] = bw.y;
+        bw.g *= -cp;
+      }
+    this->template scan<true>(m, pl, buf, bw, AffineSum<T>{T(1), T(0), T(0), 0}, in, all);
+    if (!pl.live) return;
+    T* xp = nr > 0 ? &x(pl.s, j0) : nullptr;
+    const size_t xrs = batch_traits<BX>::row_stride(x);
+    T hp = T(1);
+KBAND_UNROLL
+    for (int u = M - 1; u >= 0; --u)
+      if (u < nr) {
+        const int j = j0 + u;
+        hp *= -f.cp(j);
+        xp[u * xrs] = Periodic ? y[u] + hp * in.y - fact * f.z(j) : y[u] + hp * in.y;
+      }
+    if (pl.k == 0) info(pl.s) = 0;
+  }
+};
+
+// ---------------------------------------------------------------------------
+// Per-system coefficients a, b, c, d -> x (non-periodic; a(s,0), c(s,n-1)
+// are not read). Three scans: c' (Moebius), y (affine), x (affine).
+// ---------------------------------------------------------------------------
+template <class Exec, class BA, class BB, class BC, class BD, class BX, class Info, int M>
+struct ThomasPerSystemRegisters : RegisterBase<Exec, batch_value_t<BX>, M> {
+  using T = batch_value_t<BX>;
+  using Base = RegisterBase<Exec, T, M>;
+  using typename Base::member_type;
+  using Place = typename Base::Place;
+  BA a;
+  BB b;
+  BC c;
+  BD d;
+  BX x;
+  Info info;
+
+  ThomasPerSystemRegisters(const Base& base, BA a_, BB b_, BC c_, BD d_, BX x_, Info info_)
+      : Base(base), a(a_), b(b_), c(c_), d(d_), x(x_), info(info_) {}
+
+  KOKKOS_INLINE_FUNCTION static size_t scratch_per_thread() {
+    return 2 * (sizeof(MoebiusSum<T>) > sizeof(AffineSum<T>) ? sizeof(MoebiusSum<T>) : sizeof(AffineSum<T>));
+  }
+
+  KOKKOS_FUNCTION void operator()(const member_type& m) const {
+    const Place pl = this->place(m);
+    const int n = this->n, j0 = pl.k * M, nr = this->rows(pl.k);
+    void* raw = m.team_scratch(0).get_shmem(m.team_size() * scratch_per_thread());
+    T av[M], bv[M], cv[M], dv[M];
+    {
+      const bool ld = pl.live && nr > 0;
+      const T* ap = ld ? &a(pl.s, j0) : nullptr;
+      const T* bp = ld ? &b(pl.s, j0) : nullptr;
+      const T* cp = ld ? &c(pl.s, j0) : nullptr;
+      const T* dp = ld ? &d(pl.s, j0) : nullptr;
+      const size_t ars = batch_traits<BA>::row_stride(a), brs = batch_traits<BB>::row_stride(b);
+      const size_t crs = batch_traits<BC>::row_stride(c), drs = batch_traits<BD>::row_stride(d);
+KBAND_UNROLL
+      for (int u = 0; u < M; ++u) {
+        const bool r = ld && u < nr;
+        // a(s,0) and c(s,n-1) are outside the matrix: not read
+        av[u] = r && j0 + u > 0 ? ap[u * ars] : T(0);
+        bv[u] = r ? bp[u * brs] : T(1);
+        cv[u] = r && j0 + u < n - 1 ? cp[u * crs] : T(0);
+        dv[u] = r ? dp[u * drs] : T(0);
+      }
+    }
+    // 1. c' entering the chunk: the scan of the chunks' Moebius matrices
+    T cin;
+    {
+      MoebiusSum<T> mb{T(1), T(0), T(0), T(1)};
+KBAND_UNROLL
+      for (int u = 0; u < M; ++u)
+        if (u < nr) {
+          // [[0, c], [-a, b]] * mb
+          const MoebiusSum<T> r{cv[u] * mb.m10, cv[u] * mb.m11, bv[u] * mb.m10 - av[u] * mb.m00,
+                                bv[u] * mb.m11 - av[u] * mb.m01};
+          mb = r;
+          rescale(mb);
+        }
+      const MoebiusSum<T> id{T(1), T(0), T(0), T(1)};
+      MoebiusSum<T> ex, all;
+      this->template scan<false>(m, pl, static_cast<MoebiusSum<T>*>(raw), mb, id, ex, all);
+      // c'_{j0-1} = (M (0, 1)^T)_0 / (M (0, 1)^T)_1; 0 before the first row
+      cin = pl.k > 0 ? ex.m01 / ex.m11 : T(0);
+    }
+    // 2. the chunk's own Thomas pivots; forward pass from y_in = 0
+    AffineSum<T> fw{T(1), T(0), T(0), 0};
+KBAND_UNROLL
+    for (int u = 0; u < M; ++u)
+      if (u < nr) {
+        const T piv = bv[u] - av[u] * cin;
+        if (fw.bad == 0 && !usable_pivot(piv)) fw.bad = j0 + u + 1;
+        const T w = T(1) / piv;
+        cin = cv[u] * w;
+        fw.y = (dv[u] - av[u] * fw.y) * w;
+        cv[u] = cin;           // c'
+        dv[u] = fw.y;          // y (local)
+        av[u] = -av[u] * w;    // y's factor on y_{j-1}
+        fw.g *= av[u];
+      }
+    AffineSum<T>* buf = static_cast<AffineSum<T>*>(raw);
+    AffineSum<T> in, all;
+    this->template scan<false>(m, pl, buf, fw, AffineSum<T>{T(1), T(0), T(0), 0}, in, all);
+    const int bad = all.bad;
+    T gp = T(1);
+KBAND_UNROLL
+    for (int u = 0; u < M; ++u)
+      if (u < nr) {
+        gp *= av[u];
+        dv[u] += gp * in.y;
+      }
+    // 3. backward pass from x_in = 0
+    AffineSum<T> bw{T(1), T(0), T(0), 0};
+KBAND_UNROLL
+    for (int u = M - 1; u >= 0; --u)
+      if (u < nr) {
+        bw.y = dv[u] - cv[u] * bw.y;
+        dv[u] = bw.y;
+        bw.g *= -cv[u];
+      }
+    this->template scan<true>(m, pl, buf, bw, AffineSum<T>{T(1), T(0), T(0), 0}, in, all);
+    if (!pl.live) return;
+    T* xp = nr > 0 ? &x(pl.s, j0) : nullptr;
+    const size_t xrs = batch_traits<BX>::row_stride(x);
+    T hp = T(1);
+KBAND_UNROLL
+    for (int u = M - 1; u >= 0; --u)
+      if (u < nr) {
+        hp *= -cv[u];
+        xp[u * xrs] = bad != 0 ? this->nan : dv[u] + hp * in.y;
+      }
+    if (pl.k == 0) info(pl.s) = bad;
+  }
+};
+
+/// Rows per thread of the Registers kernels: 16 for shared coefficients (one
+/// array in registers), 8 for per-system ones (four).
+constexpr int kRegisterRowsShared = 16;
+constexpr int kRegisterRowsPerSystem = 8;
+
+/// Chooses P (systems per team) for K chunks of M rows: teams of about 256
+/// threads where the batch is long enough, at most `cap` threads; contiguous
+/// batches put a system's chunks side by side in a warp.
+template <class Exec, class T, class Functor>
+RegisterGeometry register_geometry(const Exec& exec, int nsys, int n, int M, bool contiguous,
+                                   size_t scratch_per_thread, Functor& f) {
+  RegisterGeometry g;
+  g.nsys = nsys;
+  g.n = n;
+  g.M = M;
+  g.K = (n + M - 1) / M;
+  g.chunk_fastest = contiguous;
+  f.K = g.K;
+  f.chunk_fastest = contiguous;
+  f.P = 1;
+  Kokkos::TeamPolicy<Exec> probe(exec, 1, 1);
+  int cap = probe.team_size_max(f, Kokkos::ParallelForTag());
+  const size_t smax = Kokkos::TeamPolicy<Exec>::scratch_size_max(0);
+  const int scap = static_cast<int>(smax / scratch_per_thread);
+  cap = cap < scap ? cap : scap;
+  if (g.K > cap) {
+    g.why = concat("Variant::Registers needs ", g.K, " threads per team for n=", n, " (", M,
+                   " rows each) but the backend offers ", cap);
+    return g;
+  }
+  int P = 32;
+  while (P > 1 && (P * g.K > 256 || P * g.K > cap)) P /= 2;
+  // do not spread a small batch over idle threads
+  while (P > 1 && P / 2 >= nsys) P /= 2;
+  g.P = P;
+  g.team_size = P * g.K;
+  g.league = (nsys + P - 1) / P;
+  g.scratch_bytes = scratch_per_thread * g.team_size;
+  g.ok = true;
+  f.P = P;
+  return g;
+}
+
+template <class Exec, class Functor>
+void launch_registers(const char* label, const Exec& exec, const RegisterGeometry& g, const Functor& f) {
+  if (g.nsys == 0) return;
+  Kokkos::TeamPolicy<Exec> policy(exec, g.league, g.team_size);
+  policy.set_scratch_size(0, Kokkos::PerTeam(g.scratch_bytes));
+  Kokkos::parallel_for(label, policy, f);
+}
+
+}  // namespace impl
+}  // namespace kband
