@@ -69,6 +69,7 @@ struct Options {
   // hybrid block: few long systems (nsys, n), the three on a GPU; on
   // a host scaled to 2^18 points each (a few seconds on 2 cores)
   std::vector<std::pair<int, int>> long_cfgs;
+  int team_size = 0;            // --team-size: SolveOptions::team_size of the thomas/shared rows
   kband::HybridOptions hybrid;  // --hybrid-chunk, --hybrid-segment, --hybrid-team (0: kband's choice)
   bool quick = false;
   bool points_set = false, ns_set = false, reps_set = false, dense_elems_set = false, long_set = false;
@@ -116,6 +117,8 @@ void print_help(const char* argv0) {
       "  --long LIST         hybrid block configurations NSYSxN (e.g. 16x2^20,4096x1024)\n"
       "                      or none. Default on a GPU 16x2^20,16384x8192,4096x1024; on\n"
       "                      a host 2x2^17,32x8192,256x1024; --quick 2x2^14,16x1024.\n"
+      "  --team-size T       threads per team of the thomas / shared rows (kband's\n"
+      "                      SolveOptions::team_size; default 0 = kband's choice)\n"
       "  --hybrid-chunk M, --hybrid-segment S, --hybrid-team T\n"
       "                      kband::HybridOptions of the hybrid rows (default 0: kband's\n"
       "                      choice: on a GPU the longest segment that fits on chip)\n"
@@ -262,6 +265,8 @@ bool parse_args(int argc, char** argv, Options& o) {
       o.hybrid.chunk_rows = std::stoi(value());
     } else if (a == "--hybrid-segment") {
       o.hybrid.segment_rows = static_cast<int>(parse_count(value()));
+    } else if (a == "--team-size") {
+      o.team_size = std::stoi(value());
     } else if (a == "--hybrid-team") {
       o.hybrid.team_size = std::stoi(value());
     } else if (a == "--quick") {
@@ -647,6 +652,7 @@ class Bench {
       for (const auto& v : variants) {
         kband::SolveOptions opt;
         opt.variant = v.second;
+        opt.team_size = o_.team_size;
         kband_row("thomas", v.first, 5, false, g, [&] { kband::thomas(exec_, a, b, c, d, x, info, opt, ws); });
       }
     if (o_.has("shared")) {
@@ -655,6 +661,7 @@ class Bench {
       for (const auto& v : variants) {
         kband::SolveOptions opt;
         opt.variant = v.second;
+        opt.team_size = o_.team_size;
         kband_row("shared", v.first, 2, true, g, [&] { kband::thomas(exec_, fac, d, x, info, opt); });
       }
     }

@@ -50,7 +50,7 @@ inline const char* variant_name(Variant v) {
 
 struct SolveOptions {
   Variant variant = Variant::Auto;
-  int team_size = 0;  // threads per team on GPUs; 0 = kband's choice
+  int team_size = 0;  // threads per team on GPUs (Registers: about, at least ceil(n/M)); 0 = kband's choice
 };
 
 enum class Boundary { NonPeriodic, Periodic };
@@ -205,11 +205,12 @@ void check_tridiagonal_args(const char* fn, const BA& a, const BB& b, const BC& 
 /// prefers it: GPUs, interleaved and grouped batches, teams big enough);
 /// returns false to fall back to the other variants under Auto.
 template <class Exec, Layout L, class F>
-bool use_registers(const char* fn, Variant v, const Exec& exec, int nsys, int n, int M, size_t scratch_per_thread,
-                   F& f) {
+bool use_registers(const char* fn, const SolveOptions& opt, const Exec& exec, int nsys, int n, int M,
+                   size_t scratch_per_thread, F& f) {
+  const Variant v = opt.variant;
   if (v == Variant::Auto && !(is_device_exec<Exec>::value && L != Layout::Contiguous)) return false;
-  const RegisterGeometry g =
-      register_geometry<Exec, typename F::T_value>(exec, nsys, n, M, L == Layout::Contiguous, scratch_per_thread, f);
+  const RegisterGeometry g = register_geometry<Exec, typename F::T_value>(
+      exec, nsys, n, M, L == Layout::Contiguous, scratch_per_thread, opt.team_size, f);
   if (!g.ok) {
     require(v == Variant::Auto, concat(fn, ": ", g.why));
     return false;
@@ -231,7 +232,7 @@ void thomas_per_system(const char* fn, const Exec& exec, const BA& a, const BB& 
     constexpr int M = kRegisterRowsPerSystem;
     using F = ThomasPerSystemRegisters<Exec, BA, BB, BC, BD, BX, Info, M>;
     F f(typename F::Base{nsys, n, 1, 1, false, std::numeric_limits<T>::quiet_NaN()}, a, b, c, d, x, info);
-    if (use_registers<Exec, tx::layout>(fn, opt.variant, exec, nsys, n, M, F::scratch_per_thread(), f)) return;
+    if (use_registers<Exec, tx::layout>(fn, opt, exec, nsys, n, M, F::scratch_per_thread(), f)) return;
   }
   constexpr int W = thomas_lanes<Exec, BX>::value;
   constexpr int U = thomas_unroll<Exec, BX>::value;
@@ -344,10 +345,10 @@ void thomas(const Exec& exec, const TridiagonalFactor<T, Mem>& factor, const BD&
     const typename impl::RegisterBase<Exec, T, M> rb{nsys, n, 1, 1, false, std::numeric_limits<T>::quiet_NaN()};
     if (factor.periodic()) {
       impl::ThomasSharedRegisters<Exec, T, Mem, BD, BX, Info, M, true> f(rb, factor.data(), d, x, info);
-      if (impl::use_registers<Exec, tx::layout>(fn, opt.variant, exec, nsys, n, M, f.scratch_per_thread(), f)) return;
+      if (impl::use_registers<Exec, tx::layout>(fn, opt, exec, nsys, n, M, f.scratch_per_thread(), f)) return;
     } else {
       impl::ThomasSharedRegisters<Exec, T, Mem, BD, BX, Info, M, false> f(rb, factor.data(), d, x, info);
-      if (impl::use_registers<Exec, tx::layout>(fn, opt.variant, exec, nsys, n, M, f.scratch_per_thread(), f)) return;
+      if (impl::use_registers<Exec, tx::layout>(fn, opt, exec, nsys, n, M, f.scratch_per_thread(), f)) return;
     }
   }
   constexpr int W = impl::thomas_lanes<Exec, BX>::value;

@@ -129,14 +129,15 @@ struct RegisterBase {
   /// Inclusive scan of v over the chunks of each system (from the last chunk
   /// down when Reverse) in buf (2 * team_size entries). Returns the inclusive
   /// value; `excl` gets the exclusive one (ident for the first chunk) and
-  /// `total` the value over all chunks.
+  /// `total` the value over all chunks. buf must not be the region the
+  /// previous scan used: its results may still be read (callers alternate
+  /// two regions, so no barrier is needed before the first write).
   template <bool Reverse, class S>
   KOKKOS_INLINE_FUNCTION S scan(const member_type& m, const Place& pl, S* buf, S v, const S& ident, S& excl,
                                 S& total) const {
     const int ts = m.team_size();
     const int kk = Reverse ? K - 1 - pl.k : pl.k;
     const int dir = Reverse ? 1 : -1;  // towards earlier chunks
-    m.team_barrier();                  // earlier readers of buf are done
     buf[pl.slot] = v;
     m.team_barrier();
     int cur = 0;
@@ -150,6 +151,12 @@ struct RegisterBase {
     const int last = Reverse ? 0 : K - 1;  // the chunk that ends the scan
     total = buf[cur * ts + pl.slot + (last - pl.k) * pl.stride];
     return v;
+  }
+
+  /// Region r (0 or 1) of the team's scan scratch, entries of `bytes` each.
+  template <class S>
+  KOKKOS_INLINE_FUNCTION static S* region(const member_type& m, char* base, int r, size_t bytes) {
+    return reinterpret_cast<S*>(base + static_cast<size_t>(r) * 2 * m.team_size() * bytes);
   }
 };
 
@@ -170,7 +177,7 @@ struct ThomasSharedRegisters : RegisterBase<Exec, T, M> {
   ThomasSharedRegisters(const Base& b, const FactorData<T, Mem>& f_, BD d_, BX x_, Info info_)
       : Base(b), f(f_), d(d_), x(x_), info(info_) {}
 
-  KOKKOS_INLINE_FUNCTION static size_t scratch_per_thread() { return 2 * sizeof(AffineSum<T>); }
+  KOKKOS_INLINE_FUNCTION static size_t scratch_per_thread() { return 4 * sizeof(AffineSum<T>); }
 
   KOKKOS_FUNCTION void operator()(const member_type& m) const {
     const Place pl = this->place(m);
@@ -183,8 +190,7 @@ struct ThomasSharedRegisters : RegisterBase<Exec, T, M> {
       }
       return;
     }
-    AffineSum<T>* buf =
-        static_cast<AffineSum<T>*>(m.team_scratch(0).get_shmem(2 * m.team_size() * sizeof(AffineSum<T>)));
+    char* raw = static_cast<char*>(m.team_scratch(0).get_shmem(m.team_size() * scratch_per_thread()));
     T y[M];
     {
       const T* dp = pl.live && nr > 0 ? &d(pl.s, j0) : nullptr;
@@ -204,8 +210,10 @@ KBAND_UNROLL
         y[u] = fw.y;
         fw.g *= -a * w;
       }
+    const AffineSum<T> ident{T(1), T(0), T(0), 0};
     AffineSum<T> in, all;
-    this->template scan<false>(m, pl, buf, fw, AffineSum<T>{T(1), T(0), T(0), 0}, in, all);
+    this->template scan<false>(m, pl, Base::template region<AffineSum<T>>(m, raw, 0, sizeof(AffineSum<T>)), fw,
+                               ident, in, all);
     T gp = T(1);
 KBAND_UNROLL
     for (int u = 0; u < M; ++u)
@@ -226,18 +234,23 @@ KBAND_UNROLL
         y[u] = bw.y;
         bw.g *= -cp;
       }
-    this->template scan<true>(m, pl, buf, bw, AffineSum<T>{T(1), T(0), T(0), 0}, in, all);
+    this->template scan<true>(m, pl, Base::template region<AffineSum<T>>(m, raw, 1, sizeof(AffineSum<T>)), bw,
+                              ident, in, all);
     if (!pl.live) return;
-    T* xp = nr > 0 ? &x(pl.s, j0) : nullptr;
-    const size_t xrs = batch_traits<BX>::row_stride(x);
+    // the final values first, then the stores (no load waits behind a store)
     T hp = T(1);
 KBAND_UNROLL
     for (int u = M - 1; u >= 0; --u)
       if (u < nr) {
         const int j = j0 + u;
         hp *= -f.cp(j);
-        xp[u * xrs] = Periodic ? y[u] + hp * in.y - fact * f.z(j) : y[u] + hp * in.y;
+        y[u] = Periodic ? y[u] + hp * in.y - fact * f.z(j) : y[u] + hp * in.y;
       }
+    T* xp = &x(pl.s, j0);
+    const size_t xrs = batch_traits<BX>::row_stride(x);
+KBAND_UNROLL
+    for (int u = 0; u < M; ++u)
+      if (u < nr) xp[u * xrs] = y[u];
     if (pl.k == 0) info(pl.s) = 0;
   }
 };
@@ -262,14 +275,14 @@ struct ThomasPerSystemRegisters : RegisterBase<Exec, batch_value_t<BX>, M> {
   ThomasPerSystemRegisters(const Base& base, BA a_, BB b_, BC c_, BD d_, BX x_, Info info_)
       : Base(base), a(a_), b(b_), c(c_), d(d_), x(x_), info(info_) {}
 
-  KOKKOS_INLINE_FUNCTION static size_t scratch_per_thread() {
-    return 2 * (sizeof(MoebiusSum<T>) > sizeof(AffineSum<T>) ? sizeof(MoebiusSum<T>) : sizeof(AffineSum<T>));
-  }
+  static constexpr size_t kEntry = sizeof(MoebiusSum<T>) > sizeof(AffineSum<T>) ? sizeof(MoebiusSum<T>)
+                                                                                 : sizeof(AffineSum<T>);
+  KOKKOS_INLINE_FUNCTION static size_t scratch_per_thread() { return 4 * kEntry; }
 
   KOKKOS_FUNCTION void operator()(const member_type& m) const {
     const Place pl = this->place(m);
     const int n = this->n, j0 = pl.k * M, nr = this->rows(pl.k);
-    void* raw = m.team_scratch(0).get_shmem(m.team_size() * scratch_per_thread());
+    char* raw = static_cast<char*>(m.team_scratch(0).get_shmem(m.team_size() * scratch_per_thread()));
     T av[M], bv[M], cv[M], dv[M];
     {
       const bool ld = pl.live && nr > 0;
@@ -304,7 +317,7 @@ KBAND_UNROLL
         }
       const MoebiusSum<T> id{T(1), T(0), T(0), T(1)};
       MoebiusSum<T> ex, all;
-      this->template scan<false>(m, pl, static_cast<MoebiusSum<T>*>(raw), mb, id, ex, all);
+      this->template scan<false>(m, pl, Base::template region<MoebiusSum<T>>(m, raw, 0, kEntry), mb, id, ex, all);
       // c'_{j0-1} = (M (0, 1)^T)_0 / (M (0, 1)^T)_1; 0 before the first row
       cin = pl.k > 0 ? ex.m01 / ex.m11 : T(0);
     }
@@ -323,9 +336,9 @@ KBAND_UNROLL
         av[u] = -av[u] * w;    // y's factor on y_{j-1}
         fw.g *= av[u];
       }
-    AffineSum<T>* buf = static_cast<AffineSum<T>*>(raw);
+    const AffineSum<T> ident{T(1), T(0), T(0), 0};
     AffineSum<T> in, all;
-    this->template scan<false>(m, pl, buf, fw, AffineSum<T>{T(1), T(0), T(0), 0}, in, all);
+    this->template scan<false>(m, pl, Base::template region<AffineSum<T>>(m, raw, 1, kEntry), fw, ident, in, all);
     const int bad = all.bad;
     T gp = T(1);
 KBAND_UNROLL
@@ -343,9 +356,9 @@ KBAND_UNROLL
         dv[u] = bw.y;
         bw.g *= -cv[u];
       }
-    this->template scan<true>(m, pl, buf, bw, AffineSum<T>{T(1), T(0), T(0), 0}, in, all);
+    this->template scan<true>(m, pl, Base::template region<AffineSum<T>>(m, raw, 0, kEntry), bw, ident, in, all);
     if (!pl.live) return;
-    T* xp = nr > 0 ? &x(pl.s, j0) : nullptr;
+    T* xp = &x(pl.s, j0);
     const size_t xrs = batch_traits<BX>::row_stride(x);
     T hp = T(1);
 KBAND_UNROLL
@@ -363,12 +376,18 @@ KBAND_UNROLL
 constexpr int kRegisterRowsShared = 16;
 constexpr int kRegisterRowsPerSystem = 8;
 
-/// Chooses P (systems per team) for K chunks of M rows: teams of about 256
-/// threads where the batch is long enough, at most `cap` threads; contiguous
-/// batches put a system's chunks side by side in a warp.
+/// Default threads per team of the Registers kernels (kband's choice when
+/// SolveOptions::team_size is 0).
+#ifndef KBAND_REGISTERS_TEAM
+#define KBAND_REGISTERS_TEAM 64
+#endif
+
+/// Chooses P (systems per team) for K chunks of M rows: P * K about `team`
+/// threads (at least K), at most `cap` (the kernel's registers, scratch);
+/// contiguous batches put a system's chunks side by side in a warp.
 template <class Exec, class T, class Functor>
 RegisterGeometry register_geometry(const Exec& exec, int nsys, int n, int M, bool contiguous,
-                                   size_t scratch_per_thread, Functor& f) {
+                                   size_t scratch_per_thread, int team, Functor& f) {
   RegisterGeometry g;
   g.nsys = nsys;
   g.n = n;
@@ -388,10 +407,9 @@ RegisterGeometry register_geometry(const Exec& exec, int nsys, int n, int M, boo
                    " rows each) but the backend offers ", cap);
     return g;
   }
-  int P = 32;
-  while (P > 1 && (P * g.K > 256 || P * g.K > cap)) P /= 2;
-  // do not spread a small batch over idle threads
-  while (P > 1 && P / 2 >= nsys) P /= 2;
+  if (team <= 0) team = KBAND_REGISTERS_TEAM;
+  int P = 1;
+  while (P < 32 && 2 * P * g.K <= team && 2 * P * g.K <= cap && P < nsys) P *= 2;
   g.P = P;
   g.team_size = P * g.K;
   g.league = (nsys + P - 1) / P;
