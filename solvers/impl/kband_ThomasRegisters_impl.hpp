@@ -50,22 +50,59 @@ struct RegisterGeometry {
   std::string why;      // why not, when !ok
 };
 
+// Chunk summaries, kept in team scratch as structures of arrays (one array
+// per member, so that a warp's accesses are unit-stride and free of bank
+// conflicts); put/get move one thread's value.
+
 /// Affine summary of a chunk's recurrence: out = y + g * in; `dot` adds up
 /// (periodic shared solves), `bad` keeps the first failed row (0 = none).
-template <class T>
+template <class T, bool Dot = false, bool Bad = false>
 struct AffineSum {
   T g, y, dot;
   int bad;
+  static constexpr int kT = Dot ? 3 : 2, kI = Bad ? 1 : 0;
+  KOKKOS_INLINE_FUNCTION void put(T* t, int* i, int ts, int slot) const {
+    t[slot] = g;
+    t[ts + slot] = y;
+    if (Dot) t[2 * ts + slot] = dot;
+    if (Bad) i[slot] = bad;
+  }
+  KOKKOS_INLINE_FUNCTION void get(const T* t, const int* i, int ts, int slot) {
+    g = t[slot];
+    y = t[ts + slot];
+    dot = Dot ? t[2 * ts + slot] : T(0);
+    bad = Bad ? i[slot] : 0;
+  }
 };
 /// Scaled 2x2 matrix of a chunk's Moebius map of c'.
 template <class T>
 struct MoebiusSum {
   T m00, m01, m10, m11;
+  static constexpr int kT = 4, kI = 0;
+  KOKKOS_INLINE_FUNCTION void put(T* t, int*, int ts, int slot) const {
+    t[slot] = m00;
+    t[ts + slot] = m01;
+    t[2 * ts + slot] = m10;
+    t[3 * ts + slot] = m11;
+  }
+  KOKKOS_INLINE_FUNCTION void get(const T* t, const int*, int ts, int slot) {
+    m00 = t[slot];
+    m01 = t[ts + slot];
+    m10 = t[2 * ts + slot];
+    m11 = t[3 * ts + slot];
+  }
 };
+/// Bytes per thread of one half of a scan region for summaries S (a
+/// multiple of 8, so that every array stays aligned).
+template <class T, class S>
+constexpr size_t scan_entry() {
+  return (S::kT * sizeof(T) + S::kI * sizeof(int) + 7) / 8 * 8;
+}
 
 /// later o earlier
-template <class T>
-KOKKOS_INLINE_FUNCTION AffineSum<T> compose(const AffineSum<T>& l, const AffineSum<T>& e) {
+template <class T, bool Dot, bool Bad>
+KOKKOS_INLINE_FUNCTION AffineSum<T, Dot, Bad> compose(const AffineSum<T, Dot, Bad>& l,
+                                                       const AffineSum<T, Dot, Bad>& e) {
   return {l.g * e.g, l.y + l.g * e.y, l.dot + e.dot, e.bad != 0 ? e.bad : l.bad};
 }
 template <class T>
@@ -127,36 +164,46 @@ struct RegisterBase {
   }
 
   /// Inclusive scan of v over the chunks of each system (from the last chunk
-  /// down when Reverse) in buf (2 * team_size entries). Returns the inclusive
-  /// value; `excl` gets the exclusive one (ident for the first chunk) and
-  /// `total` the value over all chunks. buf must not be the region the
-  /// previous scan used: its results may still be read (callers alternate
-  /// two regions, so no barrier is needed before the first write).
+  /// down when Reverse) in `region` (two halves of `entry` bytes per thread,
+  /// see scan_entry). Returns the inclusive value; `excl` gets the exclusive
+  /// one (ident for the first chunk) and `total` the value over all chunks.
+  /// The region must not be the one the previous scan used: its results may
+  /// still be read (callers alternate two regions, so no barrier is needed
+  /// before the first write).
   template <bool Reverse, class S>
-  KOKKOS_INLINE_FUNCTION S scan(const member_type& m, const Place& pl, S* buf, S v, const S& ident, S& excl,
-                                S& total) const {
+  KOKKOS_INLINE_FUNCTION S scan(const member_type& m, const Place& pl, char* region, size_t entry, S v,
+                                const S& ident, S& excl, S& total) const {
     const int ts = m.team_size();
+    const size_t half = entry * ts;
+    auto tp = [&](int h) { return reinterpret_cast<T*>(region + h * half); };
+    auto ip = [&](int h) { return reinterpret_cast<int*>(region + h * half + S::kT * ts * sizeof(T)); };
     const int kk = Reverse ? K - 1 - pl.k : pl.k;
     const int dir = Reverse ? 1 : -1;  // towards earlier chunks
-    buf[pl.slot] = v;
+    v.put(tp(0), ip(0), ts, pl.slot);
     m.team_barrier();
     int cur = 0;
     for (int off = 1; off < K; off *= 2) {
-      if (kk >= off) v = compose(v, buf[cur * ts + pl.slot + dir * off * pl.stride]);
-      buf[(1 - cur) * ts + pl.slot] = v;
+      if (kk >= off) {
+        S e;
+        e.get(tp(cur), ip(cur), ts, pl.slot + dir * off * pl.stride);
+        v = compose(v, e);
+      }
+      v.put(tp(1 - cur), ip(1 - cur), ts, pl.slot);
       cur = 1 - cur;
       m.team_barrier();
     }
-    excl = kk > 0 ? buf[cur * ts + pl.slot + dir * pl.stride] : ident;
+    if (kk > 0)
+      excl.get(tp(cur), ip(cur), ts, pl.slot + dir * pl.stride);
+    else
+      excl = ident;
     const int last = Reverse ? 0 : K - 1;  // the chunk that ends the scan
-    total = buf[cur * ts + pl.slot + (last - pl.k) * pl.stride];
+    total.get(tp(cur), ip(cur), ts, pl.slot + (last - pl.k) * pl.stride);
     return v;
   }
 
-  /// Region r (0 or 1) of the team's scan scratch, entries of `bytes` each.
-  template <class S>
-  KOKKOS_INLINE_FUNCTION static S* region(const member_type& m, char* base, int r, size_t bytes) {
-    return reinterpret_cast<S*>(base + static_cast<size_t>(r) * 2 * m.team_size() * bytes);
+  /// Scan region r (0 or 1) of the team's scratch, halves of `entry` bytes per thread.
+  KOKKOS_INLINE_FUNCTION static char* region(const member_type& m, char* base, int r, size_t entry) {
+    return base + static_cast<size_t>(r) * 2 * m.team_size() * entry;
   }
 };
 
@@ -177,7 +224,9 @@ struct ThomasSharedRegisters : RegisterBase<Exec, T, M> {
   ThomasSharedRegisters(const Base& b, const FactorData<T, Mem>& f_, BD d_, BX x_, Info info_)
       : Base(b), f(f_), d(d_), x(x_), info(info_) {}
 
-  KOKKOS_INLINE_FUNCTION static size_t scratch_per_thread() { return 4 * sizeof(AffineSum<T>); }
+  using Sum = AffineSum<T, Periodic, false>;
+  static constexpr size_t kEntry = scan_entry<T, Sum>();
+  KOKKOS_INLINE_FUNCTION static size_t scratch_per_thread() { return 4 * kEntry; }
 
   KOKKOS_FUNCTION void operator()(const member_type& m) const {
     const Place pl = this->place(m);
@@ -199,7 +248,7 @@ KBAND_UNROLL
       for (int u = 0; u < M; ++u) y[u] = (dp != nullptr && u < nr) ? dp[u * drs] : T(0);
     }
     // forward pass of the chunk from y_in = 0
-    AffineSum<T> fw{T(1), T(0), T(0), 0};
+    Sum fw{T(1), T(0), T(0), 0};
 KBAND_UNROLL
     for (int u = 0; u < M; ++u)
       if (u < nr) {
@@ -210,10 +259,9 @@ KBAND_UNROLL
         y[u] = fw.y;
         fw.g *= -a * w;
       }
-    const AffineSum<T> ident{T(1), T(0), T(0), 0};
-    AffineSum<T> in, all;
-    this->template scan<false>(m, pl, Base::template region<AffineSum<T>>(m, raw, 0, sizeof(AffineSum<T>)), fw,
-                               ident, in, all);
+    const Sum ident{T(1), T(0), T(0), 0};
+    Sum in, all;
+    this->template scan<false>(m, pl, Base::region(m, raw, 0, kEntry), kEntry, fw, ident, in, all);
     T gp = T(1);
 KBAND_UNROLL
     for (int u = 0; u < M; ++u)
@@ -234,8 +282,8 @@ KBAND_UNROLL
         y[u] = bw.y;
         bw.g *= -cp;
       }
-    this->template scan<true>(m, pl, Base::template region<AffineSum<T>>(m, raw, 1, sizeof(AffineSum<T>)), bw,
-                              ident, in, all);
+    AffineSum<T> xin, xall;
+    this->template scan<true>(m, pl, Base::region(m, raw, 1, kEntry), kEntry, bw, AffineSum<T>{T(1), T(0), T(0), 0}, xin, xall);
     if (!pl.live) return;
     // the final values first, then the stores (no load waits behind a store)
     T hp = T(1);
@@ -244,7 +292,7 @@ KBAND_UNROLL
       if (u < nr) {
         const int j = j0 + u;
         hp *= -f.cp(j);
-        y[u] = Periodic ? y[u] + hp * in.y - fact * f.z(j) : y[u] + hp * in.y;
+        y[u] = Periodic ? y[u] + hp * xin.y - fact * f.z(j) : y[u] + hp * xin.y;
       }
     T* xp = &x(pl.s, j0);
     const size_t xrs = batch_traits<BX>::row_stride(x);
@@ -275,8 +323,9 @@ struct ThomasPerSystemRegisters : RegisterBase<Exec, batch_value_t<BX>, M> {
   ThomasPerSystemRegisters(const Base& base, BA a_, BB b_, BC c_, BD d_, BX x_, Info info_)
       : Base(base), a(a_), b(b_), c(c_), d(d_), x(x_), info(info_) {}
 
-  static constexpr size_t kEntry = sizeof(MoebiusSum<T>) > sizeof(AffineSum<T>) ? sizeof(MoebiusSum<T>)
-                                                                                 : sizeof(AffineSum<T>);
+  using Sum = AffineSum<T, false, true>;
+  static constexpr size_t kEntry = scan_entry<T, MoebiusSum<T>>() > scan_entry<T, Sum>() ? scan_entry<T, MoebiusSum<T>>()
+                                                                                         : scan_entry<T, Sum>();
   KOKKOS_INLINE_FUNCTION static size_t scratch_per_thread() { return 4 * kEntry; }
 
   KOKKOS_FUNCTION void operator()(const member_type& m) const {
@@ -317,12 +366,12 @@ KBAND_UNROLL
         }
       const MoebiusSum<T> id{T(1), T(0), T(0), T(1)};
       MoebiusSum<T> ex, all;
-      this->template scan<false>(m, pl, Base::template region<MoebiusSum<T>>(m, raw, 0, kEntry), mb, id, ex, all);
+      this->template scan<false>(m, pl, Base::region(m, raw, 0, kEntry), kEntry, mb, id, ex, all);
       // c'_{j0-1} = (M (0, 1)^T)_0 / (M (0, 1)^T)_1; 0 before the first row
       cin = pl.k > 0 ? ex.m01 / ex.m11 : T(0);
     }
     // 2. the chunk's own Thomas pivots; forward pass from y_in = 0
-    AffineSum<T> fw{T(1), T(0), T(0), 0};
+    Sum fw{T(1), T(0), T(0), 0};
 KBAND_UNROLL
     for (int u = 0; u < M; ++u)
       if (u < nr) {
@@ -336,9 +385,9 @@ KBAND_UNROLL
         av[u] = -av[u] * w;    // y's factor on y_{j-1}
         fw.g *= av[u];
       }
-    const AffineSum<T> ident{T(1), T(0), T(0), 0};
-    AffineSum<T> in, all;
-    this->template scan<false>(m, pl, Base::template region<AffineSum<T>>(m, raw, 1, kEntry), fw, ident, in, all);
+    const Sum ident{T(1), T(0), T(0), 0};
+    Sum in, all;
+    this->template scan<false>(m, pl, Base::region(m, raw, 1, kEntry), kEntry, fw, ident, in, all);
     const int bad = all.bad;
     T gp = T(1);
 KBAND_UNROLL
@@ -356,7 +405,8 @@ KBAND_UNROLL
         dv[u] = bw.y;
         bw.g *= -cv[u];
       }
-    this->template scan<true>(m, pl, Base::template region<AffineSum<T>>(m, raw, 0, kEntry), bw, ident, in, all);
+    AffineSum<T> xin, xall;
+    this->template scan<true>(m, pl, Base::region(m, raw, 0, kEntry), kEntry, bw, AffineSum<T>{T(1), T(0), T(0), 0}, xin, xall);
     if (!pl.live) return;
     T* xp = &x(pl.s, j0);
     const size_t xrs = batch_traits<BX>::row_stride(x);
@@ -365,7 +415,7 @@ KBAND_UNROLL
     for (int u = M - 1; u >= 0; --u)
       if (u < nr) {
         hp *= -cv[u];
-        xp[u * xrs] = bad != 0 ? this->nan : dv[u] + hp * in.y;
+        xp[u * xrs] = bad != 0 ? this->nan : dv[u] + hp * xin.y;
       }
     if (pl.k == 0) info(pl.s) = bad;
   }
