@@ -70,6 +70,7 @@ struct Options {
   // a host scaled to 2^18 points each (a few seconds on 2 cores)
   std::vector<std::pair<int, int>> long_cfgs;
   int team_size = 0;            // --team-size: SolveOptions::team_size of the thomas/shared rows
+  int blocks_per_team = 0;      // --blocks-per-team: SolveOptions::blocks_per_team (Registers)
   kband::HybridOptions hybrid;  // --hybrid-chunk, --hybrid-segment, --hybrid-team (0: kband's choice)
   bool quick = false;
   bool points_set = false, ns_set = false, reps_set = false, dense_elems_set = false, long_set = false;
@@ -119,6 +120,7 @@ void print_help(const char* argv0) {
       "                      a host 2x2^17,32x8192,256x1024; --quick 2x2^14,16x1024.\n"
       "  --team-size T       threads per team of the thomas / shared rows (kband's\n"
       "                      SolveOptions::team_size; default 0 = kband's choice)\n"
+      "  --blocks-per-team B SolveOptions::blocks_per_team of those rows (Registers)\n"
       "  --hybrid-chunk M, --hybrid-segment S, --hybrid-team T\n"
       "                      kband::HybridOptions of the hybrid rows (default 0: kband's\n"
       "                      choice: on a GPU the longest segment that fits on chip)\n"
@@ -265,6 +267,8 @@ bool parse_args(int argc, char** argv, Options& o) {
       o.hybrid.chunk_rows = std::stoi(value());
     } else if (a == "--hybrid-segment") {
       o.hybrid.segment_rows = static_cast<int>(parse_count(value()));
+    } else if (a == "--blocks-per-team") {
+      o.blocks_per_team = std::stoi(value());
     } else if (a == "--team-size") {
       o.team_size = std::stoi(value());
     } else if (a == "--hybrid-team") {
@@ -653,6 +657,7 @@ class Bench {
         kband::SolveOptions opt;
         opt.variant = v.second;
         opt.team_size = o_.team_size;
+        opt.blocks_per_team = o_.blocks_per_team;
         kband_row("thomas", v.first, 5, false, g, [&] { kband::thomas(exec_, a, b, c, d, x, info, opt, ws); });
       }
     if (o_.has("shared")) {
@@ -662,6 +667,7 @@ class Bench {
         kband::SolveOptions opt;
         opt.variant = v.second;
         opt.team_size = o_.team_size;
+        opt.blocks_per_team = o_.blocks_per_team;
         kband_row("shared", v.first, 2, true, g, [&] { kband::thomas(exec_, fac, d, x, info, opt); });
       }
     }

@@ -51,6 +51,9 @@ inline const char* variant_name(Variant v) {
 struct SolveOptions {
   Variant variant = Variant::Auto;
   int team_size = 0;  // threads per team on GPUs (Registers: about, at least ceil(n/M)); 0 = kband's choice
+  // Registers: blocks of systems each team solves in turn, loading the next
+  // block's rows while it solves one (at most 64); 0 = kband's choice
+  int blocks_per_team = 0;
 };
 
 enum class Boundary { NonPeriodic, Periodic };
@@ -210,7 +213,7 @@ bool use_registers(const char* fn, const SolveOptions& opt, const Exec& exec, in
   const Variant v = opt.variant;
   if (v == Variant::Auto && !(is_device_exec<Exec>::value && L != Layout::Contiguous)) return false;
   const RegisterGeometry g = register_geometry<Exec, typename F::T_value>(
-      exec, nsys, n, M, L == Layout::Contiguous, scratch_per_thread, opt.team_size, f);
+      exec, nsys, n, M, L == Layout::Contiguous, scratch_per_thread, opt.team_size, opt.blocks_per_team, f);
   if (!g.ok) {
     require(v == Variant::Auto, concat(fn, ": ", g.why));
     return false;

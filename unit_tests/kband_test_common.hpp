@@ -608,7 +608,7 @@ struct Problem {
 
   /// Poisons the outputs, solves, and checks info == 0, finite x within `tol`
   /// of the reference, padding sentinels intact and the inputs unchanged.
-  void solve_and_check(kband::Variant variant, bool inplace = false) {
+  void solve_and_check(kband::Variant variant, bool inplace = false, int blocks_per_team = 0) {
     const std::string what = describe(variant, inplace);
     const double tol = cs.family == Family::Dominant ? Tol<T>::dominant : Tol<T>::general;
     const B& xo = inplace ? d : x;
@@ -624,6 +624,7 @@ struct Problem {
     }
     kband::SolveOptions opt;
     opt.variant = variant;
+    opt.blocks_per_team = blocks_per_team;
     if (!call_if_served(xo, opt, what)) return;
     ++stats().solves;
     Host<B> hx(xo);

@@ -66,8 +66,8 @@ TYPED_TEST(ThomasAccuracy, SharedFactorPeriodic) {
 // The Registers variant at chunk boundaries (M = 8 rows per thread for
 // per-system coefficients, 16 for shared factors): one row past and short of
 // whole chunks, a last chunk of one row, batches that leave a team partly
-// idle. A backend must serve it when a chunk holds the system, and a GPU for
-// every n here.
+// idle, teams that solve several blocks of systems in turn. A backend must
+// serve it when a chunk holds the system, and a GPU for every n here.
 TYPED_TEST(ThomasAccuracy, RegistersChunkBoundaries) {
   using T = typename TypeParam::value_type;
   using L = typename TypeParam::layout;
@@ -80,8 +80,11 @@ TYPED_TEST(ThomasAccuracy, RegistersChunkBoundaries) {
       for (int nsys : {1, 3, L::sz + 1, 70})
         for (Family fam : {Family::Dominant, Family::General}) {
           Problem<T, L> p(get_case<T>(solver, fam, n, nsys));
-          p.solve_and_check(kband::Variant::Registers);
-          if (n <= m || kband::impl::is_device_exec<Exec>::value) ++expected_served;
+          // kband's choice, and teams that solve 3 blocks of systems in turn
+          for (int blocks : {0, 3}) {
+            p.solve_and_check(kband::Variant::Registers, false, blocks);
+            if (n <= m || kband::impl::is_device_exec<Exec>::value) ++expected_served;
+          }
         }
     }
   EXPECT_GE(stats().register_solves - before, expected_served);

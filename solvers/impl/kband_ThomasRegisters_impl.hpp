@@ -43,6 +43,7 @@ struct RegisterGeometry {
   int K = 0;            // chunks (threads) per system
   int P = 0;            // systems per team
   int team_size = 0;    // P * K
+  int R = 1;            // blocks of P systems per team
   int league = 0;
   bool chunk_fastest = false;  // thread = p*K + k (contiguous) or k*P + p
   size_t scratch_bytes = 0;
@@ -134,29 +135,42 @@ struct RegisterBase {
   using T_value = T;
   int nsys, n, K, P;
   bool chunk_fastest;
-  T nan;  // the fill of failed systems
+  T nan;      // the fill of failed systems
+  int R = 1;  // blocks of P systems per team, solved one after another
 
   struct Place {
-    int s, k, slot, stride;  // system, chunk, scratch slot, slot distance between chunks
+    int p, k, slot, stride;  // system in the block, chunk, scratch slot, slot distance between chunks
+    int s;                   // system
     bool live;               // s < nsys
   };
   KOKKOS_INLINE_FUNCTION Place place(const member_type& m) const {
     Place pl;
     const int t = m.team_rank();
-    int p;
     if (chunk_fastest) {
-      p = t / K;
+      pl.p = t / K;
       pl.k = t % K;
       pl.stride = 1;
     } else {
-      p = t % P;
+      pl.p = t % P;
       pl.k = t / P;
       pl.stride = P;
     }
-    pl.s = m.league_rank() * P + p;
     pl.slot = t;
+    pl.s = 0;
+    pl.live = false;
+    return pl;
+  }
+  /// Moves the place to block b (systems b*P .. b*P+P-1).
+  KOKKOS_INLINE_FUNCTION Place at(Place pl, int b) const {
+    pl.s = b * P + pl.p;
     pl.live = pl.s < nsys;
     return pl;
+  }
+  /// The blocks of this team: [b0, b1).
+  KOKKOS_INLINE_FUNCTION void blocks(const member_type& m, int& b0, int& b1) const {
+    const int nb = (nsys + P - 1) / P;
+    b0 = m.league_rank() * R;
+    b1 = b0 + R < nb ? b0 + R : nb;
   }
   KOKKOS_INLINE_FUNCTION int rows(int k) const {
     const int r = n - k * M;
@@ -228,25 +242,47 @@ struct ThomasSharedRegisters : RegisterBase<Exec, T, M> {
   static constexpr size_t kEntry = scan_entry<T, Sum>();
   KOKKOS_INLINE_FUNCTION static size_t scratch_per_thread() { return 4 * kEntry; }
 
+  KOKKOS_INLINE_FUNCTION void load(const Place& pl, int j0, int nr, T (&y)[M]) const {
+    const T* dp = pl.live ? &d(pl.s, j0) : nullptr;
+    const size_t drs = batch_traits<BD>::row_stride(d);
+KBAND_UNROLL
+    for (int u = 0; u < M; ++u) y[u] = (dp != nullptr && u < nr) ? dp[u * drs] : T(0);
+  }
+
+  /// Each team solves R blocks of P systems; the right-hand sides of the next
+  /// block are loaded before the current one is solved, so that loads stay in
+  /// flight while the scans run.
   KOKKOS_FUNCTION void operator()(const member_type& m) const {
-    const Place pl = this->place(m);
-    const int n = this->n, j0 = pl.k * M, nr = this->rows(pl.k);
+    const Place pl0 = this->place(m);
+    const int j0 = pl0.k * M, nr = this->rows(pl0.k);
+    int b0, b1;
+    this->blocks(m, b0, b1);
     const int finfo = f.info();  // the same for every thread: no barrier is skipped
     if (finfo != 0) {
-      if (pl.live) {
+      for (int b = b0; b < b1; ++b) {
+        const Place pl = this->at(pl0, b);
+        if (!pl.live) continue;
         for (int u = 0; u < nr; ++u) x(pl.s, j0 + u) = this->nan;
         if (pl.k == 0) info(pl.s) = finfo;
       }
       return;
     }
     char* raw = static_cast<char*>(m.team_scratch(0).get_shmem(m.team_size() * scratch_per_thread()));
-    T y[M];
-    {
-      const T* dp = pl.live && nr > 0 ? &d(pl.s, j0) : nullptr;
-      const size_t drs = batch_traits<BD>::row_stride(d);
+    T y[M], yn[M];
+    load(this->at(pl0, b0), j0, nr, y);
+    for (int b = b0; b < b1; ++b) {
+      const bool more = b + 1 < b1;
+      if (more) load(this->at(pl0, b + 1), j0, nr, yn);
+      solve(m, this->at(pl0, b), raw, j0, nr, y);
+      if (more) {
 KBAND_UNROLL
-      for (int u = 0; u < M; ++u) y[u] = (dp != nullptr && u < nr) ? dp[u * drs] : T(0);
+        for (int u = 0; u < M; ++u) y[u] = yn[u];
+      }
     }
+  }
+
+  KOKKOS_INLINE_FUNCTION void solve(const member_type& m, const Place& pl, char* raw, int j0, int nr,
+                                    T (&y)[M]) const {
     // forward pass of the chunk from y_in = 0
     Sum fw{T(1), T(0), T(0), 0};
 KBAND_UNROLL
@@ -283,7 +319,8 @@ KBAND_UNROLL
         bw.g *= -cp;
       }
     AffineSum<T> xin, xall;
-    this->template scan<true>(m, pl, Base::region(m, raw, 1, kEntry), kEntry, bw, AffineSum<T>{T(1), T(0), T(0), 0}, xin, xall);
+    this->template scan<true>(m, pl, Base::region(m, raw, 1, kEntry), kEntry, bw,
+                              AffineSum<T>{T(1), T(0), T(0), 0}, xin, xall);
     if (!pl.live) return;
     // the final values first, then the stores (no load waits behind a store)
     T hp = T(1);
@@ -328,29 +365,55 @@ struct ThomasPerSystemRegisters : RegisterBase<Exec, batch_value_t<BX>, M> {
                                                                                          : scan_entry<T, Sum>();
   KOKKOS_INLINE_FUNCTION static size_t scratch_per_thread() { return 4 * kEntry; }
 
-  KOKKOS_FUNCTION void operator()(const member_type& m) const {
-    const Place pl = this->place(m);
-    const int n = this->n, j0 = pl.k * M, nr = this->rows(pl.k);
-    char* raw = static_cast<char*>(m.team_scratch(0).get_shmem(m.team_size() * scratch_per_thread()));
-    T av[M], bv[M], cv[M], dv[M];
-    {
-      const bool ld = pl.live && nr > 0;
-      const T* ap = ld ? &a(pl.s, j0) : nullptr;
-      const T* bp = ld ? &b(pl.s, j0) : nullptr;
-      const T* cp = ld ? &c(pl.s, j0) : nullptr;
-      const T* dp = ld ? &d(pl.s, j0) : nullptr;
-      const size_t ars = batch_traits<BA>::row_stride(a), brs = batch_traits<BB>::row_stride(b);
-      const size_t crs = batch_traits<BC>::row_stride(c), drs = batch_traits<BD>::row_stride(d);
+  struct Rows {
+    T a[M], b[M], c[M], d[M];
+  };
+
+  KOKKOS_INLINE_FUNCTION void load(const Place& pl, int j0, int nr, Rows& r) const {
+    const int n = this->n;
+    const bool ld = pl.live;
+    const T* ap = ld ? &a(pl.s, j0) : nullptr;
+    const T* bp = ld ? &b(pl.s, j0) : nullptr;
+    const T* cp = ld ? &c(pl.s, j0) : nullptr;
+    const T* dp = ld ? &d(pl.s, j0) : nullptr;
+    const size_t ars = batch_traits<BA>::row_stride(a), brs = batch_traits<BB>::row_stride(b);
+    const size_t crs = batch_traits<BC>::row_stride(c), drs = batch_traits<BD>::row_stride(d);
 KBAND_UNROLL
-      for (int u = 0; u < M; ++u) {
-        const bool r = ld && u < nr;
-        // a(s,0) and c(s,n-1) are outside the matrix: not read
-        av[u] = r && j0 + u > 0 ? ap[u * ars] : T(0);
-        bv[u] = r ? bp[u * brs] : T(1);
-        cv[u] = r && j0 + u < n - 1 ? cp[u * crs] : T(0);
-        dv[u] = r ? dp[u * drs] : T(0);
-      }
+    for (int u = 0; u < M; ++u) {
+      const bool in = ld && u < nr;
+      // a(s,0) and c(s,n-1) are outside the matrix: not read
+      r.a[u] = in && j0 + u > 0 ? ap[u * ars] : T(0);
+      r.b[u] = in ? bp[u * brs] : T(1);
+      r.c[u] = in && j0 + u < n - 1 ? cp[u * crs] : T(0);
+      r.d[u] = in ? dp[u * drs] : T(0);
     }
+  }
+
+  /// Each team solves R blocks of P systems, loading the next block's rows
+  /// before solving the current one (see ThomasSharedRegisters).
+  KOKKOS_FUNCTION void operator()(const member_type& m) const {
+    const Place pl0 = this->place(m);
+    const int j0 = pl0.k * M, nr = this->rows(pl0.k);
+    int b0, b1;
+    this->blocks(m, b0, b1);
+    char* raw = static_cast<char*>(m.team_scratch(0).get_shmem(m.team_size() * scratch_per_thread()));
+    Rows r, rn;
+    load(this->at(pl0, b0), j0, nr, r);
+    for (int b = b0; b < b1; ++b) {
+      const bool more = b + 1 < b1;
+      if (more) load(this->at(pl0, b + 1), j0, nr, rn);
+      // three scans per block: regions 0, 1, 0, then 1, 0, 1 for the next
+      solve(m, this->at(pl0, b), raw, (b - b0) % 2, j0, nr, r);
+      if (more) r = rn;
+    }
+  }
+
+  KOKKOS_INLINE_FUNCTION void solve(const member_type& m, const Place& pl, char* raw, int r0, int j0, int nr,
+                                    Rows& r) const {
+    T(&av)[M] = r.a;
+    T(&bv)[M] = r.b;
+    T(&cv)[M] = r.c;
+    T(&dv)[M] = r.d;
     // 1. c' entering the chunk: the scan of the chunks' Moebius matrices
     T cin;
     {
@@ -359,14 +422,14 @@ KBAND_UNROLL
       for (int u = 0; u < M; ++u)
         if (u < nr) {
           // [[0, c], [-a, b]] * mb
-          const MoebiusSum<T> r{cv[u] * mb.m10, cv[u] * mb.m11, bv[u] * mb.m10 - av[u] * mb.m00,
+          const MoebiusSum<T> q{cv[u] * mb.m10, cv[u] * mb.m11, bv[u] * mb.m10 - av[u] * mb.m00,
                                 bv[u] * mb.m11 - av[u] * mb.m01};
-          mb = r;
+          mb = q;
           rescale(mb);
         }
       const MoebiusSum<T> id{T(1), T(0), T(0), T(1)};
       MoebiusSum<T> ex, all;
-      this->template scan<false>(m, pl, Base::region(m, raw, 0, kEntry), kEntry, mb, id, ex, all);
+      this->template scan<false>(m, pl, Base::region(m, raw, r0, kEntry), kEntry, mb, id, ex, all);
       // c'_{j0-1} = (M (0, 1)^T)_0 / (M (0, 1)^T)_1; 0 before the first row
       cin = pl.k > 0 ? ex.m01 / ex.m11 : T(0);
     }
@@ -387,7 +450,7 @@ KBAND_UNROLL
       }
     const Sum ident{T(1), T(0), T(0), 0};
     Sum in, all;
-    this->template scan<false>(m, pl, Base::region(m, raw, 1, kEntry), kEntry, fw, ident, in, all);
+    this->template scan<false>(m, pl, Base::region(m, raw, 1 - r0, kEntry), kEntry, fw, ident, in, all);
     const int bad = all.bad;
     T gp = T(1);
 KBAND_UNROLL
@@ -406,7 +469,8 @@ KBAND_UNROLL
         bw.g *= -cv[u];
       }
     AffineSum<T> xin, xall;
-    this->template scan<true>(m, pl, Base::region(m, raw, 0, kEntry), kEntry, bw, AffineSum<T>{T(1), T(0), T(0), 0}, xin, xall);
+    this->template scan<true>(m, pl, Base::region(m, raw, r0, kEntry), kEntry, bw,
+                              AffineSum<T>{T(1), T(0), T(0), 0}, xin, xall);
     if (!pl.live) return;
     T* xp = &x(pl.s, j0);
     const size_t xrs = batch_traits<BX>::row_stride(x);
@@ -437,7 +501,7 @@ constexpr int kRegisterRowsPerSystem = 8;
 /// contiguous batches put a system's chunks side by side in a warp.
 template <class Exec, class T, class Functor>
 RegisterGeometry register_geometry(const Exec& exec, int nsys, int n, int M, bool contiguous,
-                                   size_t scratch_per_thread, int team, Functor& f) {
+                                   size_t scratch_per_thread, int team, int blocks, Functor& f) {
   RegisterGeometry g;
   g.nsys = nsys;
   g.n = n;
@@ -462,7 +526,18 @@ RegisterGeometry register_geometry(const Exec& exec, int nsys, int n, int M, boo
   while (P < 32 && 2 * P * g.K <= team && 2 * P * g.K <= cap && P < nsys) P *= 2;
   g.P = P;
   g.team_size = P * g.K;
-  g.league = (nsys + P - 1) / P;
+  // blocks per team: up to 4 while the league still fills the device about 8
+  // times over (concurrency: threads the backend runs at once)
+  const long nb = (nsys + P - 1) / P;
+  const long want = 8L * static_cast<long>(exec.concurrency()) / g.team_size;
+  int R = 1;
+  if (blocks > 0)
+    R = blocks < 64 ? blocks : 64;
+  else
+    while (R < 4 && nb / (2 * R) >= want) R *= 2;
+  g.R = R;
+  f.R = R;
+  g.league = static_cast<int>((nb + R - 1) / R);
   g.scratch_bytes = scratch_per_thread * g.team_size;
   g.ok = true;
   f.P = P;
