@@ -240,6 +240,7 @@ struct ThomasSharedRegisters : RegisterBase<Exec, T, M> {
 
   using Sum = AffineSum<T, Periodic, false>;
   static constexpr size_t kEntry = scan_entry<T, Sum>();
+  static constexpr int kSystemsPerTeam = 16;  // kband's choice of P (H200: 16-32 best for n = 32 .. 512)
   KOKKOS_INLINE_FUNCTION static size_t scratch_per_thread() { return 4 * kEntry; }
 
   KOKKOS_INLINE_FUNCTION void load(const Place& pl, int j0, int nr, T (&y)[M]) const {
@@ -361,6 +362,7 @@ struct ThomasPerSystemRegisters : RegisterBase<Exec, batch_value_t<BX>, M> {
       : Base(base), a(a_), b(b_), c(c_), d(d_), x(x_), info(info_) {}
 
   using Sum = AffineSum<T, false, true>;
+  static constexpr int kSystemsPerTeam = 8;  // kband's choice of P (H200: 8 best for n = 64 .. 512)
   static constexpr size_t kEntry = scan_entry<T, MoebiusSum<T>>() > scan_entry<T, Sum>() ? scan_entry<T, MoebiusSum<T>>()
                                                                                          : scan_entry<T, Sum>();
   KOKKOS_INLINE_FUNCTION static size_t scratch_per_thread() { return 4 * kEntry; }
@@ -389,22 +391,21 @@ KBAND_UNROLL
     }
   }
 
-  /// Each team solves R blocks of P systems, loading the next block's rows
-  /// before solving the current one (see ThomasSharedRegisters).
+  /// Each team solves R blocks of P systems in turn. Unlike the shared
+  /// solve, the next block's rows are not loaded ahead: a second set of four
+  /// row arrays costs more residency than it hides latency (H200: 168
+  /// instead of 102 registers, 10-40% slower).
   KOKKOS_FUNCTION void operator()(const member_type& m) const {
     const Place pl0 = this->place(m);
     const int j0 = pl0.k * M, nr = this->rows(pl0.k);
     int b0, b1;
     this->blocks(m, b0, b1);
     char* raw = static_cast<char*>(m.team_scratch(0).get_shmem(m.team_size() * scratch_per_thread()));
-    Rows r, rn;
-    load(this->at(pl0, b0), j0, nr, r);
     for (int b = b0; b < b1; ++b) {
-      const bool more = b + 1 < b1;
-      if (more) load(this->at(pl0, b + 1), j0, nr, rn);
+      Rows r;
+      load(this->at(pl0, b), j0, nr, r);
       // three scans per block: regions 0, 1, 0, then 1, 0, 1 for the next
       solve(m, this->at(pl0, b), raw, (b - b0) % 2, j0, nr, r);
-      if (more) r = rn;
     }
   }
 
@@ -490,15 +491,10 @@ KBAND_UNROLL
 constexpr int kRegisterRowsShared = 16;
 constexpr int kRegisterRowsPerSystem = 8;
 
-/// Default threads per team of the Registers kernels (kband's choice when
-/// SolveOptions::team_size is 0).
-#ifndef KBAND_REGISTERS_TEAM
-#define KBAND_REGISTERS_TEAM 64
-#endif
-
 /// Chooses P (systems per team) for K chunks of M rows: P * K about `team`
-/// threads (at least K), at most `cap` (the kernel's registers, scratch);
-/// contiguous batches put a system's chunks side by side in a warp.
+/// threads (at least K; 0: the kernel's kSystemsPerTeam systems, at least 64
+/// threads), at most `cap` (the kernel's registers, scratch); contiguous
+/// batches put a system's chunks side by side in a warp.
 template <class Exec, class T, class Functor>
 RegisterGeometry register_geometry(const Exec& exec, int nsys, int n, int M, bool contiguous,
                                    size_t scratch_per_thread, int team, int blocks, Functor& f) {
@@ -521,7 +517,7 @@ RegisterGeometry register_geometry(const Exec& exec, int nsys, int n, int M, boo
                    " rows each) but the backend offers ", cap);
     return g;
   }
-  if (team <= 0) team = KBAND_REGISTERS_TEAM;
+  if (team <= 0) team = Functor::kSystemsPerTeam * g.K > 64 ? Functor::kSystemsPerTeam * g.K : 64;
   int P = 1;
   while (P < 32 && 2 * P * g.K <= team && 2 * P * g.K <= cap && P < nsys) P *= 2;
   g.P = P;
