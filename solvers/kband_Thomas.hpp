@@ -221,7 +221,7 @@ bool use_registers(const char* fn, const SolveOptions& opt, const Exec& exec, in
   // (H200: 3.5-5.9x the copy time against 8-10.5x for Scratch)
   const bool prefer = L == Layout::Contiguous ? F::kAutoContiguous : n <= 32 * M;
   if (v == Variant::Auto && !(is_device_exec<Exec>::value && prefer)) return false;
-  const RegisterGeometry g = register_geometry<Exec, typename F::T_value>(
+  const RegisterGeometry g = register_geometry(
       exec, nsys, n, M, L == Layout::Contiguous, scratch_per_thread, opt.team_size, opt.blocks_per_team, f);
   if (!g.ok) {
     require(v == Variant::Auto, concat(fn, ": ", g.why));

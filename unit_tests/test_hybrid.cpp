@@ -90,22 +90,7 @@ const Case<T>& hybrid_case(int n, int nsys) {
 template <class T>
 void expect_solved(const std::string& what, const Case<T>& cs, const std::vector<T>& x, const std::vector<int>& info,
                    const std::string& key, const std::function<bool(int)>& skip = {}) {
-  double worst = 0;
-  int nbad = 0, first = -1;
-  for (int s = 0; s < cs.nsys; ++s) {
-    if (skip && skip(s)) continue;
-    const double err = relative_error_inf(cs.n, x.data() + cs.idx(s, 0), cs.xref.data() + cs.idx(s, 0));
-    worst = std::max(worst, err);
-    if (info[s] != 0 || !(err <= Tol<T>::dominant)) {
-      if (first < 0) first = s;
-      ++nbad;
-    }
-  }
-  record_error(std::string(type_name(T())) + " dominant " + key, worst);
-  if (nbad)
-    ADD_FAILURE() << what << ": " << nbad << " of " << cs.nsys << " systems wrong; first s=" << first
-                  << " info=" << info[first] << " x(s,0)=" << x[cs.idx(first, 0)] << "; worst rel. error " << worst
-                  << " (bound " << Tol<T>::dominant << ")";
+  check_against_reference(what, cs, x, info, Tol<T>::dominant, key, skip);
 }
 
 /// Uploads cs, solves with `o` (out of place or in place), checks everything.

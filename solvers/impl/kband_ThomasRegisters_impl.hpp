@@ -132,7 +132,6 @@ KOKKOS_INLINE_FUNCTION MoebiusSum<T> compose(const MoebiusSum<T>& l, const Moebi
 template <class Exec, class T, int M>
 struct RegisterBase {
   using member_type = typename Kokkos::TeamPolicy<Exec>::member_type;
-  using T_value = T;
   int nsys, n, K, P;
   bool chunk_fastest;
   T nan;      // the fill of failed systems
@@ -497,7 +496,7 @@ constexpr int kRegisterRowsPerSystem = 8;
 /// threads (at least K; 0: the kernel's kSystemsPerTeam systems, at least 64
 /// threads), at most `cap` (the kernel's registers, scratch); contiguous
 /// batches put a system's chunks side by side in a warp.
-template <class Exec, class T, class Functor>
+template <class Exec, class Functor>
 RegisterGeometry register_geometry(const Exec& exec, int nsys, int n, int M, bool contiguous,
                                    size_t scratch_per_thread, int team, int blocks, Functor& f) {
   RegisterGeometry g;
