@@ -150,9 +150,23 @@ inline bool gpu_aware_default() {
 /// GPU-aware MPI.
 enum class BufferPath { Auto, Direct, Staged, CudaIPC };
 
+/// The default BufferPath, as a runtime setting: the environment variable
+/// KBAND_MPI_PATH (auto, direct, staged or ipc) when set, else Auto. Any
+/// other value throws kband::Error.
+inline BufferPath path_default() {
+  const char* e = std::getenv("KBAND_MPI_PATH");
+  if (!e || !*e) return BufferPath::Auto;
+  const std::string v(e);
+  if (v == "auto") return BufferPath::Auto;
+  if (v == "direct") return BufferPath::Direct;
+  if (v == "staged") return BufferPath::Staged;
+  if (v == "ipc" || v == "cuda-ipc") return BufferPath::CudaIPC;
+  throw Error(kband::impl::concat("kband::mpi: KBAND_MPI_PATH='", v, "' is not one of auto, direct, staged, ipc"));
+}
+
 struct CommConfig {
   bool gpu_aware = gpu_aware_default();
-  BufferPath path = BufferPath::Auto;
+  BufferPath path = path_default();
   /// First MPI tag kband uses on the grid's communicator (kband uses tags
   /// tag_base .. tag_base + 19).
   int tag_base = 7200;

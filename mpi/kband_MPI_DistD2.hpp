@@ -5,7 +5,10 @@
 //
 //   1. halo exchange of the 2 rows next to each subdomain end (non-blocking,
 //      packed on the device)                         -> HaloExchange
-//   2. distd2_decouple: RHS stencil fused into the forward pass
+//   2. distd2_decouple: RHS stencil fused into the forward pass; while the
+//      halos travel it runs with zero halos (distd2_decouple_interior), and
+//      their share is added when they arrive (distd2_add_halos, O(1) per
+//      line, and in the substitution): the exchange overlaps the decoupling
 //   3. exchange of the boundary rows (D_0 to the previous rank, D_{n-1} to the
 //      next one; periodic pair between the last and first ranks)
 //   4. distd2_couple: the 2x2 systems across both boundaries, substitution.
@@ -44,8 +47,8 @@ namespace mpi {
 /// after each phase when a PhaseTimes is passed; accumulated).
 struct PhaseTimes {
   double reorder = 0;     // field <-> lines (field-level apply only)
-  double halo = 0;        // halo exchange (communication)
-  double decouple = 0;    // distd2_decouple
+  double halo = 0;        // halo exchange (communication; the part not hidden behind the decoupling)
+  double decouple = 0;    // distd2_decouple (or distd2_decouple_interior while the halos travel)
   double boundary = 0;    // boundary-row exchange (communication)
   double substitute = 0;  // distd2_couple (2x2 systems + substitution)
   double comm() const { return halo + boundary; }
@@ -92,6 +95,7 @@ class DistDerivative {
     lo_ = lines_type("kband::mpi::halo_lo", nsys, 2);
     hi_ = lines_type("kband::mpi::halo_hi", nsys, 2);
     bnd_ = lines_type("kband::mpi::bnd", nsys, 2);
+    hc_ = lines_type("kband::mpi::halo_share", nsys, 1);
     direct_ = direct_path<Mem>(cfg);
     if (P > 1 && opt.exact_reduced) {
       setup_reduced(exec, scheme, cfg);
@@ -133,22 +137,37 @@ class DistDerivative {
       msg = kband::impl::concat(fn, ": out must not alias in");
     require_all(grid_.comm(), msg.empty(), msg);
     Stopwatch<Exec> sw(exec, times);
+    const GroupedBatch<T, SZ, Mem>* hc = nullptr;
     if (grid_.dims(dir_) == 1) {  // the whole line is here: halos from the line itself
       if (!plan_.data().lo_closed) distd2_copy_rows(exec, in, n_ - 2, lo_, 0, 2);
       if (!plan_.data().hi_closed) distd2_copy_rows(exec, in, 0, hi_, 0, 2);
+      sw.lap(times ? &times->halo : nullptr);
+      distd2_decouple(exec, plan_, in, lo_, hi_, out, bnd_);
+      sw.lap(times ? &times->decouple : nullptr);
+    } else if (n_ >= kDistD2SplitMinRows) {
+      // the halos travel while the decoupling runs with zero halos; their
+      // share is added afterwards (distd2_add_halos) and in the substitution
+      halo_.start(exec, in);
+      sw.lap(times ? &times->halo : nullptr);
+      distd2_decouple_interior(exec, plan_, in, out, bnd_);
+      sw.lap(times ? &times->decouple : nullptr);
+      halo_.finish(exec, lo_, hi_);
+      distd2_add_halos(exec, plan_, lo_, hi_, out, bnd_, hc_);
+      hc = &hc_;
+      sw.lap(times ? &times->halo : nullptr);
     } else {
       halo_.start(exec, in);
       halo_.finish(exec, lo_, hi_);
+      sw.lap(times ? &times->halo : nullptr);
+      distd2_decouple(exec, plan_, in, lo_, hi_, out, bnd_);
+      sw.lap(times ? &times->decouple : nullptr);
     }
-    sw.lap(times ? &times->halo : nullptr);
-    distd2_decouple(exec, plan_, in, lo_, hi_, out, bnd_);
-    sw.lap(times ? &times->decouple : nullptr);
     if (reduced_.subdomains() >= 2) {  // exact: every boundary row of the line, reduced solve, substitution
       gather_boundary_rows(exec);
       sw.lap(times ? &times->boundary : nullptr);
       distd2_reduced_solve(exec, reduced_, bnd_all_);
       distd2_copy_rows(exec, bnd_all_, 2 * grid_.coord(dir_), bnd_, 0, 2);
-      distd2_substitute(exec, plan_, bnd_, out);
+      distd2_substitute(exec, plan_, bnd_, out, 0, hc);
       sw.lap(times ? &times->substitute : nullptr);
       return;
     }
@@ -158,7 +177,7 @@ class DistDerivative {
     }
     sw.lap(times ? &times->boundary : nullptr);
     distd2_couple(exec, plan_, bnd_, grid_.dims(dir_) > 1 ? bnd_prev_ : bnd_, cpl_prev_,
-                  grid_.dims(dir_) > 1 ? bnd_next_ : bnd_, cpl_next_, out);
+                  grid_.dims(dir_) > 1 ? bnd_next_ : bnd_, cpl_next_, out, 0, hc);
     sw.lap(times ? &times->substitute : nullptr);
   }
 
@@ -280,7 +299,7 @@ class DistDerivative {
   bool direct_ = true;
   DistD2Plan<T, Mem> plan_;
   DistD2Coupling<T> cpl_prev_, cpl_next_;
-  lines_type lo_, hi_, bnd_, bnd_prev_, bnd_next_, win_, wout_, bnd_all_;
+  lines_type lo_, hi_, hc_, bnd_, bnd_prev_, bnd_next_, win_, wout_, bnd_all_;
   HaloExchange<T, SZ, Mem> halo_, bx_;
   DistD2Reduced<T, Mem> reduced_;
   Kokkos::View<T*, Mem> gathered_;

@@ -54,7 +54,8 @@ void usage(const char* prog) {
       "  --mode M          strong, weak or both (default both)\n"
       "  --op OP           first, second, interpolation, staggered (default first)\n"
       "  --grid G          line (1D along the direction, default) or 3d\n"
-      "  --path P          auto (GPU-aware setting: KBAND_MPI_GPU_AWARE, MPIX query),\n"
+      "  --path P          auto (KBAND_MPI_PATH if set, else by the GPU-aware setting:\n"
+      "                    KBAND_MPI_GPU_AWARE, MPIX query),\n"
       "                    direct, staged (through host mirrors) or ipc (CUDA IPC\n"
       "                    device-to-device copies, MPI only for completion; ranks\n"
       "                    on one node)\n"
@@ -228,14 +229,13 @@ Measured measure(const Options& o, const kband::mpi::CartGrid& grid, Direction d
   m.nsys = local[(di + 1) % 3] * local[(di + 2) % 3];
   m.local_points = static_cast<long long>(m.n_local) * m.nsys;
   kband::mpi::CommConfig cfg;
-  cfg.path = o.path == "direct"
-                 ? kband::mpi::BufferPath::Direct
-                 : (o.path == "staged" ? kband::mpi::BufferPath::Staged
-                                       : (o.path == "ipc" ? kband::mpi::BufferPath::CudaIPC : kband::mpi::BufferPath::Auto));
+  if (o.path != "auto")  // auto: CommConfig's default (KBAND_MPI_PATH, else by KBAND_MPI_GPU_AWARE)
+    cfg.path = o.path == "direct" ? kband::mpi::BufferPath::Direct
+                                  : (o.path == "staged" ? kband::mpi::BufferPath::Staged : kband::mpi::BufferPath::CudaIPC);
   Exec exec;
   const auto scheme = make_scheme(o.op, global[di]);
   kband::mpi::DistDerivative<T, kSZ, Mem> op(exec, grid, dir, scheme, m.nsys, m.n_local, cfg);
-  m.path = o.path == "ipc" ? "cuda-ipc" : kband::mpi::path_name(op.direct());
+  m.path = cfg.path == kband::mpi::BufferPath::CudaIPC ? "cuda-ipc" : kband::mpi::path_name(op.direct());
   Lines<T> in("kband_bench::in", m.nsys, m.n_local), out("kband_bench::out", m.nsys, m.n_local);
   const std::int64_t flat = static_cast<std::int64_t>(in.ngroups()) * m.n_local * kSZ;
   Kokkos::parallel_for("kband_bench::fill", Policy(exec, 0, flat),

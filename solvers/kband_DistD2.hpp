@@ -68,6 +68,8 @@ enum class DistD2Position { Only, First, Interior, Last };
 
 /// Smallest subdomain DistD2 accepts (truncation aside).
 constexpr int kDistD2MinRows = 3;
+/// Smallest subdomain for the split decoupling (distd2_decouple_interior).
+constexpr int kDistD2SplitMinRows = 5;
 
 struct DistD2Options {
   /// Keep the coupling entries DistD2 would drop and solve the reduced system
@@ -192,6 +194,8 @@ class DistD2Plan {
     d.g = upload(p.g, "kband::distd2::g");
     d.sa = upload(p.sa, "kband::distd2::sa");
     d.sc = upload(p.sc, "kband::distd2::sc");
+    d.w = upload(p.w, "kband::distd2::w");
+    d.G = static_cast<T>(p.G);
   }
 
   int n() const { return data_.n; }
@@ -277,12 +281,18 @@ void distd2_launch(const char* fn, const Exec& exec, const DistD2Geometry& g, co
 template <class Exec, class T, int SZ, class Mem>
 void distd2_substitute_impl(const char* fn, const Exec& exec, const DistD2Plan<T, Mem>& plan,
                             const GroupedBatch<T, SZ, Mem>& bnd, const DistD2Ends<T, SZ, Mem>& ends,
-                            const GroupedBatch<T, SZ, Mem>& out, int row0) {
+                            const GroupedBatch<T, SZ, Mem>& out, int row0, const GroupedBatch<T, SZ, Mem>* hc) {
   using S = distd2_shape<Exec, SZ>;
   if (out.nsys() == 0) return;
-  distd2_launch(fn, exec, S::template geometry<T>(out.nsys(), plan.n(), false),
-                DistD2SubstituteKernel<Exec, T, SZ, Mem, S::W, S::U>{plan.data(), bnd.view(), out.view(), ends, row0,
-                                                                    out.nsys()});
+  const DistD2Geometry g = S::template geometry<T>(out.nsys(), plan.n(), false);
+  if (hc)
+    distd2_launch(fn, exec, g,
+                  DistD2SubstituteKernel<Exec, T, SZ, Mem, S::W, S::U, true>{plan.data(), bnd.view(), out.view(), ends,
+                                                                            row0, out.nsys(), hc->view()});
+  else
+    distd2_launch(fn, exec, g,
+                  DistD2SubstituteKernel<Exec, T, SZ, Mem, S::W, S::U, false>{plan.data(), bnd.view(), out.view(),
+                                                                             ends, row0, out.nsys(), bnd.view()});
 }
 
 /// Decouple (Local = false) or the whole single-subdomain solve (Local).
@@ -290,7 +300,8 @@ template <bool Local, class Exec, class T, int SZ, class Mem>
 void distd2_decouple_impl(const char* fn, const Exec& exec, const DistD2Plan<T, Mem>& plan,
                           const GroupedBatch<T, SZ, Mem>& in, const GroupedBatch<T, SZ, Mem>& halo_lo,
                           const GroupedBatch<T, SZ, Mem>& halo_hi, const GroupedBatch<T, SZ, Mem>& out,
-                          const GroupedBatch<T, SZ, Mem>& bnd, int row0, T P, T Q, T det_inv) {
+                          const GroupedBatch<T, SZ, Mem>& bnd, int row0, T P, T Q, T det_inv,
+                          bool zero_halo = false) {
   const auto& d = plan.data();
   const int nsys = in.nsys();
   if (nsys == 0) return;
@@ -300,10 +311,10 @@ void distd2_decouple_impl(const char* fn, const Exec& exec, const DistD2Plan<T, 
   const auto hi = d.hi_closed ? in.view() : halo_hi.view();
   if (g.scratch)
     distd2_launch(fn, exec, g, DistD2DecoupleKernel<Exec, T, SZ, Mem, S::W, S::U, Local, true>{
-                                   d, in.view(), lo, hi, out.view(), bnd.view(), row0, nsys, P, Q, det_inv});
+                                   d, in.view(), lo, hi, out.view(), bnd.view(), row0, nsys, P, Q, det_inv, zero_halo});
   else
     distd2_launch(fn, exec, g, DistD2DecoupleKernel<Exec, T, SZ, Mem, S::W, S::U, Local, false>{
-                                   d, in.view(), lo, hi, out.view(), bnd.view(), row0, nsys, P, Q, det_inv});
+                                   d, in.view(), lo, hi, out.view(), bnd.view(), row0, nsys, P, Q, det_inv, zero_halo});
 }
 
 /// Checks shared by the phases: a built plan, the subdomain's rows in the
@@ -376,6 +387,53 @@ void distd2_decouple(const Exec& exec, const DistD2Plan<T, Mem>& plan, const Gro
   impl::distd2_decouple_impl<false>(fn, exec, plan, in, halo_lo, halo_hi, out, bnd, row0, T(0), T(0), T(1));
 }
 
+/// distd2_decouple with the halos taken as zero: the first half of a
+/// decoupling that overlaps the halo exchange. The decoupling is linear in the
+/// input and the halos enter only the RHS of rows 0, 1, n-2 and n-1, so
+///   halo exchange posted;  distd2_decouple_interior(exec, plan, in, out, bnd, row0);
+///   halo exchange done;    distd2_add_halos(exec, plan, halo_lo, halo_hi, out, bnd, hc, row0);
+///   distd2_couple(..., out, row0, &hc)   (or distd2_substitute(..., out, row0, &hc))
+/// gives the result of distd2_decouple + distd2_couple up to rounding. Needs
+/// n = plan.n() >= 5 (kDistD2SplitMinRows). No fence.
+template <class Exec, class T, int SZ, class Mem>
+void distd2_decouple_interior(const Exec& exec, const DistD2Plan<T, Mem>& plan, const GroupedBatch<T, SZ, Mem>& in,
+                              const GroupedBatch<T, SZ, Mem>& out, const GroupedBatch<T, SZ, Mem>& bnd, int row0 = 0) {
+  const char* fn = "kband::distd2_decouple_interior";
+  impl::ProfilingRegion region(fn);
+  const int nsys = impl::distd2_check_phase<Exec>(fn, plan, "in", in, row0, "bnd", bnd);
+  impl::distd2_check_field<Exec>(fn, "out", out, nsys, row0, plan.n());
+  impl::require(out.view().data() != in.view().data(), impl::concat(fn, ": out must not alias in"));
+  impl::require(plan.n() >= kDistD2SplitMinRows, impl::concat(fn, ": n_local=", plan.n(), " < ", kDistD2SplitMinRows,
+                                                              " (use distd2_decouple)"));
+  impl::distd2_decouple_impl<false>(fn, exec, plan, in, in, in, out, bnd, row0, T(0), T(0), T(1), true);
+}
+
+/// The second half (see distd2_decouple_interior): adds the halos' share to
+/// bnd and to out's row row0+n-2, and writes hc (extents (nsys, 1)), which
+/// distd2_couple / distd2_substitute spread over rows 1 .. n-3. Halos as for
+/// distd2_decouple (not read at a closed line end). O(1) work per system. No fence.
+template <class Exec, class T, int SZ, class Mem>
+void distd2_add_halos(const Exec& exec, const DistD2Plan<T, Mem>& plan, const GroupedBatch<T, SZ, Mem>& halo_lo,
+                      const GroupedBatch<T, SZ, Mem>& halo_hi, const GroupedBatch<T, SZ, Mem>& out,
+                      const GroupedBatch<T, SZ, Mem>& bnd, const GroupedBatch<T, SZ, Mem>& hc, int row0 = 0) {
+  const char* fn = "kband::distd2_add_halos";
+  impl::ProfilingRegion region(fn);
+  const int nsys = impl::distd2_check_phase<Exec>(fn, plan, "out", out, row0, "bnd", bnd);
+  impl::require(plan.n() >= kDistD2SplitMinRows, impl::concat(fn, ": n_local=", plan.n(), " < ", kDistD2SplitMinRows,
+                                                              " (use distd2_decouple)"));
+  impl::distd2_check_rows<Exec>(fn, "hc", hc, nsys, 1);
+  const auto& d = plan.data();
+  if (!d.lo_closed) impl::distd2_check_rows<Exec>(fn, "halo_lo", halo_lo, nsys, 2);
+  if (!d.hi_closed) impl::distd2_check_rows<Exec>(fn, "halo_hi", halo_hi, nsys, 2);
+  if (nsys == 0) return;
+  Kokkos::parallel_for(fn,
+                       Kokkos::RangePolicy<Exec, Kokkos::IndexType<size_t>>(
+                           exec, 0, static_cast<size_t>(out.ngroups()) * SZ),
+                       impl::DistD2AddHalosKernel<T, SZ, Mem>{d, d.lo_closed ? bnd.view() : halo_lo.view(),
+                                                              d.hi_closed ? bnd.view() : halo_hi.view(), out.view(),
+                                                              bnd.view(), hc.view(), row0, nsys});
+}
+
 /// The 2x2 systems across both boundaries of one subdomain, then Algorithm 7
 /// (substitution) in place in out rows row0 .. row0+n-1. bnd is this
 /// subdomain's boundary buffer from distd2_decouple; bnd_prev / bnd_next and
@@ -388,7 +446,8 @@ template <class Exec, class T, int SZ, class Mem>
 void distd2_couple(const Exec& exec, const DistD2Plan<T, Mem>& plan, const GroupedBatch<T, SZ, Mem>& bnd,
                    const GroupedBatch<T, SZ, Mem>& bnd_prev, const DistD2Coupling<T>& prev,
                    const GroupedBatch<T, SZ, Mem>& bnd_next, const DistD2Coupling<T>& next,
-                   const GroupedBatch<T, SZ, Mem>& out, int row0 = 0) {
+                   const GroupedBatch<T, SZ, Mem>& out, int row0 = 0,
+                   const GroupedBatch<T, SZ, Mem>* hc = nullptr) {
   const char* fn = "kband::distd2_couple";
   impl::ProfilingRegion region(fn);
   const int nsys = impl::distd2_check_phase<Exec>(fn, plan, "out", out, row0, "bnd", bnd);
@@ -425,7 +484,8 @@ void distd2_couple(const Exec& exec, const DistD2Plan<T, Mem>& plan, const Group
       ends.we = det(T(1) - next.first_prev * c.last_next, "upper");
     }
   }
-  impl::distd2_substitute_impl(fn, exec, plan, bnd, ends, out, row0);
+  if (hc) impl::distd2_check_rows<Exec>(fn, "hc", *hc, nsys, 1);
+  impl::distd2_substitute_impl(fn, exec, plan, bnd, ends, out, row0, hc);
 }
 
 /// Algorithm 7 with the boundary unknowns already solved: solved(s, 0) = x_0,
@@ -433,13 +493,15 @@ void distd2_couple(const Exec& exec, const DistD2Plan<T, Mem>& plan, const Group
 /// place in out rows row0 .. row0+n-1. No fence.
 template <class Exec, class T, int SZ, class Mem>
 void distd2_substitute(const Exec& exec, const DistD2Plan<T, Mem>& plan, const GroupedBatch<T, SZ, Mem>& solved,
-                       const GroupedBatch<T, SZ, Mem>& out, int row0 = 0) {
+                       const GroupedBatch<T, SZ, Mem>& out, int row0 = 0,
+                       const GroupedBatch<T, SZ, Mem>* hc = nullptr) {
   const char* fn = "kband::distd2_substitute";
   impl::ProfilingRegion region(fn);
-  impl::distd2_check_phase<Exec>(fn, plan, "out", out, row0, "solved", solved);
+  const int nsys = impl::distd2_check_phase<Exec>(fn, plan, "out", out, row0, "solved", solved);
+  if (hc) impl::distd2_check_rows<Exec>(fn, "hc", *hc, nsys, 1);
   impl::DistD2Ends<T, SZ, Mem> ends;
   ends.xs = ends.xe = solved.view();
-  impl::distd2_substitute_impl(fn, exec, plan, solved, ends, out, row0);
+  impl::distd2_substitute_impl(fn, exec, plan, solved, ends, out, row0, hc);
 }
 
 /// The exact reduced system of a line's 2K boundary unknowns (s_0, e_0, ..,

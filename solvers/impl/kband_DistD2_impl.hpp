@@ -32,9 +32,12 @@ namespace kband {
 namespace impl {
 
 /// Result of the host preprocessing of one subdomain (long double).
+/// w, G: the forward values' response to the RHS of row 1 (d_j += w_j dd_1 for
+/// 1 <= j <= n-3, w_0 = w_{n-2} = w_{n-1} = 0) and its weight in D_0,
+/// G = sum g_j w_j: what distd2_add_halos needs (see kband_DistD2.hpp).
 struct DistD2Pre {
-  std::vector<long double> f, r, g, sa, sc;
-  long double A = 0, B = 0, C = 0, E = 0;
+  std::vector<long double> f, r, g, sa, sc, w;
+  long double A = 0, B = 0, C = 0, E = 0, G = 0;
   int bad_row = 0;  // 1-based row of an unusable pivot, 0 if none
 };
 
@@ -86,6 +89,10 @@ DistD2Pre distd2_preprocess(const Scheme& s, int n, bool lo_closed, bool hi_clos
   for (int k = 2; k <= n - 2; ++k) gam[k] = -gam[k - 1] * p.sc[k - 1];
   p.g[0] = w0;
   for (int k = 1; k <= n - 2; ++k) p.g[k] = -w0 * p.sc[0] * gam[k];
+  p.w.assign(n, 0);
+  if (n >= 4) p.w[1] = 1;
+  for (int j = 2; j <= n - 3; ++j) p.w[j] = -p.f[j] * p.r[j] * p.w[j - 1];
+  for (int j = 1; j <= n - 3; ++j) p.G += p.g[j] * p.w[j];
   p.A = w0 * p.sa[0];
   p.B = -w0 * p.sc[0] * scb[1];
   p.C = p.sa[n - 1];
@@ -96,8 +103,9 @@ DistD2Pre distd2_preprocess(const Scheme& s, int n, bool lo_closed, bool hi_clos
 /// Preprocessed arrays of one subdomain on the memory space.
 template <class T, class Mem>
 struct DistD2Data {
-  Kokkos::View<T*, Mem> f, r, g, sa, sc;
+  Kokkos::View<T*, Mem> f, r, g, sa, sc, w;
   CompactStencil<T> stencil;
+  T G = 0;
   int n = 0;
   bool lo_closed = false, hi_closed = false;  // closure rows at local 0,1 / n-2,n-1
 };
@@ -136,16 +144,19 @@ struct DistD2Geometry {
 /// Algorithm 7's sweep: x_{n-1} = e, x_j = d_j - sa_j s - sc_j x_{j+1} for
 /// j = n-2 .. 1, x_0 = s; d read from src (row stride srow), x written to
 /// dst (row stride drow); src may be dst. Blocks of UU rows: loads first.
-template <class T, class Mem, int W, int U>
+/// HC: d_j + w_j hc first (the halos' share of d, distd2_add_halos).
+template <class T, class Mem, int W, int U, bool HC = false>
 struct DistD2Sweep {
   template <int UU>
   KOKKOS_INLINE_FUNCTION static void rows(const DistD2Data<T, Mem>& p, const T* src, size_t srow, T* dst,
-                                          size_t drow, int nlc, int jb, const T (&s)[W], T (&xn)[W]) {
+                                          size_t drow, int nlc, int jb, const T (&s)[W], T (&xn)[W],
+                                          const T (&hc)[W]) {
     T dv[UU][W], av[UU], cv[UU];
     for (int u = 0; u < UU; ++u) {
       av[u] = p.sa(jb - u);
       cv[u] = p.sc(jb - u);
-      for (int l = 0; l < nlc; ++l) dv[u][l] = src[(jb - u) * srow + l];
+      const T wu = HC ? p.w(jb - u) : T(0);
+      for (int l = 0; l < nlc; ++l) dv[u][l] = HC ? src[(jb - u) * srow + l] + wu * hc[l] : src[(jb - u) * srow + l];
     }
     for (int u = 0; u < UU; ++u)
       for (int l = 0; l < nlc; ++l) {
@@ -154,12 +165,12 @@ struct DistD2Sweep {
       }
   }
   KOKKOS_INLINE_FUNCTION static void run(const DistD2Data<T, Mem>& p, const T* src, size_t srow, T* dst,
-                                         size_t drow, int nlc, const T (&s)[W], T (&xn)[W]) {
+                                         size_t drow, int nlc, const T (&s)[W], T (&xn)[W], const T (&hc)[W]) {
     const int n = p.n;
     for (int l = 0; l < nlc; ++l) dst[(n - 1) * drow + l] = xn[l];
     int j = n - 2;
-    for (; j - U + 1 >= 1; j -= U) rows<U>(p, src, srow, dst, drow, nlc, j, s, xn);
-    for (; j >= 1; --j) rows<1>(p, src, srow, dst, drow, nlc, j, s, xn);
+    for (; j - U + 1 >= 1; j -= U) rows<U>(p, src, srow, dst, drow, nlc, j, s, xn, hc);
+    for (; j >= 1; --j) rows<1>(p, src, srow, dst, drow, nlc, j, s, xn, hc);
     for (int l = 0; l < nlc; ++l) dst[l] = s[l];
   }
 };
@@ -177,10 +188,13 @@ struct DistD2DecoupleKernel {
   GroupedView<T, SZ, Mem> in, lo, hi, out, bnd;
   int row0, nsys;
   T P = 0, Q = 0, det_inv = 1;  // Local only
+  bool zero_halo = false;       // halos taken as zero (distd2_decouple_interior)
 
   KOKKOS_INLINE_FUNCTION T point(const int g, const int l, const int q) const {
     const int n = p.n;
-    return q < 0 ? lo(g, q + 2, l) : (q >= n ? hi(g, q - n, l) : in(g, row0 + q, l));
+    if (q >= 0 && q < n) return in(g, row0 + q, l);
+    if (zero_halo) return T(0);
+    return q < 0 ? lo(g, q + 2, l) : hi(g, q - n, l);
   }
 
   /// Row j whose window may leave the subdomain (rows 0, 1, n-2, n-1).
@@ -278,7 +292,8 @@ struct DistD2DecoupleKernel {
         s[l] = (dot[l] - P * dprev[l]) * det_inv;
         dprev[l] = (dprev[l] - Q * dot[l]) * det_inv;  // e
       }
-      DistD2Sweep<T, Mem, W, U>::run(p, ds, drow, &out(g, row0, l0), SZ, nlc, s, dprev);
+      const T none[W] = {};
+      DistD2Sweep<T, Mem, W, U>::run(p, ds, drow, &out(g, row0, l0), SZ, nlc, s, dprev, none);
     } else {
       for (int l = 0; l < nlc; ++l) {
         bnd(g, 0, l0 + l) = dot[l];
@@ -300,26 +315,71 @@ struct DistD2Ends {
   T ps = 0, pe = 0, ws = 1, we = 1;
 };
 
-/// Substitution (Algorithm 7, as the backward sweep described above), in place.
-template <class Exec, class T, int SZ, class Mem, int W, int U>
+/// Substitution (Algorithm 7, as the backward sweep described above), in
+/// place. HC: with the halos' share hc (distd2_add_halos) spread over d.
+template <class Exec, class T, int SZ, class Mem, int W, int U, bool HC>
 struct DistD2SubstituteKernel {
   DistD2Data<T, Mem> p;
   GroupedView<T, SZ, Mem> bnd, out;
   DistD2Ends<T, SZ, Mem> ends;
   int row0, nsys;
+  GroupedView<T, SZ, Mem> hc;
 
   KOKKOS_INLINE_FUNCTION void operator()(const typename Kokkos::TeamPolicy<Exec>::member_type& m) const {
     const DistD2Lanes<SZ, W> ln(m.league_rank() * m.team_size() + m.team_rank(), nsys);
     if (ln.nl <= 0) return;
     const int nlc = W == 1 ? 1 : ln.nl;
     const int g = ln.g, l0 = ln.l0;
-    T s[W], xn[W];
+    T s[W], xn[W], h[W] = {};
     for (int l = 0; l < nlc; ++l) {
       s[l] = (bnd(g, 0, l0 + l) - ends.ps * ends.xs(g, ends.is, l0 + l)) * ends.ws;
       xn[l] = (bnd(g, 1, l0 + l) - ends.pe * ends.xe(g, ends.ie, l0 + l)) * ends.we;
+      if (HC) h[l] = hc(g, 0, l0 + l);
     }
     T* x = &out(g, row0, l0);
-    DistD2Sweep<T, Mem, W, U>::run(p, x, SZ, x, SZ, nlc, s, xn);
+    DistD2Sweep<T, Mem, W, U, HC>::run(p, x, SZ, x, SZ, nlc, s, xn, h);
+  }
+};
+
+/// The halos' share of a decoupling run with zero halos (linearity: they
+/// enter only the RHS of rows 0, 1, n-2, n-1). Per system: the RHS parts
+/// dr of those rows, the forward values' changes dd_0, dd_1 (row 1 is only
+/// normalised), dd_{n-3} = w_{n-3} dd_1, dd_{n-2}, dd_{n-1}; then
+/// D_0 += g_0 dd_0 + G dd_1 + g_{n-2} dd_{n-2}, D_{n-1} += dd_{n-1},
+/// d_{n-2} += dd_{n-2}, and hc = dd_1 for the substitution (d_j += w_j hc).
+/// n >= 5 (the four rows distinct, w_{n-3} past row 1).
+template <class T, int SZ, class Mem>
+struct DistD2AddHalosKernel {
+  DistD2Data<T, Mem> p;
+  GroupedView<T, SZ, Mem> lo, hi, out, bnd, hc;
+  int row0, nsys;
+
+  KOKKOS_INLINE_FUNCTION T part(const int g, const int l, const int j) const {
+    const T* c;
+    int o;
+    p.stencil.window(j, p.n, p.lo_closed, p.hi_closed, c, o);
+    T r = 0;
+    for (int q = 0; q < 5; ++q) {
+      const int i = j + o + q;
+      if (c[q] == T(0) || (i >= 0 && i < p.n)) continue;
+      r += c[q] * (i < 0 ? lo(g, i + 2, l) : hi(g, i - p.n, l));
+    }
+    return r;
+  }
+
+  KOKKOS_INLINE_FUNCTION void operator()(const size_t k) const {
+    const int g = static_cast<int>(k / SZ), l = static_cast<int>(k % SZ);
+    if (g * SZ + l >= nsys) return;
+    const int n = p.n;
+    const T dd0 = p.f(0) * part(g, l, 0);
+    const T dd1 = p.f(1) * (part(g, l, 1) - p.r(1) * dd0);
+    const T dd3 = p.w(n - 3) * dd1;
+    const T dd2 = p.f(n - 2) * (part(g, l, n - 2) - p.r(n - 2) * dd3);
+    const T ddl = p.f(n - 1) * (part(g, l, n - 1) - p.r(n - 1) * dd2);
+    bnd(g, 0, l) += p.g(0) * dd0 + p.G * dd1 + p.g(n - 2) * dd2 + p.g(n - 1) * ddl;
+    bnd(g, 1, l) += ddl;
+    out(g, row0 + n - 2, l) += dd2;
+    hc(g, 0, l) = dd1;
   }
 };
 
