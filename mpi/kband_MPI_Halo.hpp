@@ -14,6 +14,11 @@
 // MPI_Irecv / MPI_Isend; finish() waits and unpacks on the device without a
 // fence. Work enqueued between the two overlaps the communication. Buffers go
 // to MPI directly or through host mirrors (CommConfig, direct_path).
+// BufferPath::CudaIPC: HaloExchange's pack kernel stores straight into the
+// neighbours' receive buffers (NVLink / PCIe peer stores) and start() only
+// records an event; finish() waits for that event, tells the neighbours by
+// MPI and waits for their word: start() does not block, and the transfer
+// overlaps the work enqueued before finish().
 #pragma once
 
 #include "kband_MPI_Grid.hpp"
@@ -58,10 +63,12 @@ struct CudaIpcBuffers {
   void* base = nullptr;
   void* peer[2] = {nullptr, nullptr};  // prev, next (== base for this rank itself)
   bool opened[2] = {false, false};
+  cudaEvent_t sent = nullptr;  // recorded after this rank's stores / copies into the neighbours
   CudaIpcBuffers() = default;
   CudaIpcBuffers(const CudaIpcBuffers&) = delete;
   CudaIpcBuffers& operator=(const CudaIpcBuffers&) = delete;
   ~CudaIpcBuffers() {
+    if (sent) cudaEventDestroy(sent);
     for (int s = 0; s < 2; ++s)
       if (opened[s]) cudaIpcCloseMemHandle(peer[s]);
     if (base) cudaFree(base);
@@ -71,9 +78,14 @@ struct CudaIpcBuffers {
 
 /// Two messages of `m` elements each way: send[0, m) -> prev, send[m, 2m) ->
 /// next; recv[0, m) <- prev, recv[m, 2m) <- next. BufferPath::CudaIPC
-/// alternates between two receive buffers (recv() is the current one), so
-/// that a neighbour never writes into data this rank may still read: its
-/// write of exchange i+2 follows this rank's fence of exchange i+1.
+/// alternates between two receive buffers (recv() is the current one, after
+/// target()), so that a neighbour never writes into data this rank may still
+/// read: its write of exchange i+2 follows this rank's word of exchange i+1,
+/// which this rank sends once its own stores of i+1 are done, and those
+/// follow on its stream the unpacking of exchange i.
+/// A sender either writes send() and calls post(exec) (copied on the device
+/// for CudaIPC), or writes the views target(side) returns (the neighbours'
+/// receive buffers for CudaIPC, send() otherwise) and calls post(exec, true).
 template <class T, class Mem>
 class NeighbourExchange {
  public:
@@ -111,13 +123,33 @@ class NeighbourExchange {
   bool direct() const { return direct_; }
   bool ipc() const { return ipc_; }
 
+  /// Where the message to prev (side 0) / next (side 1) of the coming
+  /// exchange goes: m elements; call before writing them, once per exchange
+  /// (CudaIPC: switches to the next receive buffer). A side without a
+  /// neighbour gets this rank's send buffer (written, never sent).
+  buffer_type target(int side) {
+    turn();
+    const bool peer = ipc_ && (side == 0 ? has_prev() : has_next());
+    T* p = send_.data() + side * m_;
+#if defined(KOKKOS_ENABLE_CUDA)
+    // prev's "from next" half, next's "from prev" half
+    if (peer) p = static_cast<T*>(ipcbuf_->peer[side]) + static_cast<size_t>(parity_) * 2 * m_ + (side == 0 ? m_ : 0);
+#else
+    (void)peer;
+#endif
+    return buffer_type(p, m_);
+  }
+
   /// Posts the receives, stages the send buffer (filled by work already
-  /// enqueued on exec), fences exec and posts the sends.
+  /// enqueued on exec), fences exec and posts the sends. stored: the data
+  /// went to target(0) / target(1) (no copy; CudaIPC: no fence either).
   template <class Exec>
-  void post(const Exec& exec) {
+  void post(const Exec& exec, bool stored = false) {
     kband::impl::require(!active_, "kband::mpi: exchange started twice without finish()");
+    if (!stored) turn();
+    turned_ = false;
     if (ipc_) {
-      post_ipc(exec);
+      post_ipc(exec, stored);
       return;
     }
     T* rb = direct_ ? recv_.data() : recv_h_.data();
@@ -138,6 +170,7 @@ class NeighbourExchange {
   template <class Exec>
   void wait(const Exec& exec) {
     if (!active_) return;
+    if (ipc_) notify_ipc();
     check(MPI_Waitall(4, req_, MPI_STATUSES_IGNORE), "MPI_Waitall");
     active_ = false;
     if (direct_) return;  // (CudaIPC: the neighbours' copies completed before their messages)
@@ -153,7 +186,7 @@ class NeighbourExchange {
   int prev_ = MPI_PROC_NULL, next_ = MPI_PROC_NULL;
   long long m_ = 0;
   int tag_ = 0;
-  bool direct_ = true, ipc_ = false, active_ = false;
+  bool direct_ = true, ipc_ = false, active_ = false, turned_ = false;
   buffer_type send_, recv_;
   host_buffer_type send_h_, recv_h_;
   MPI_Request req_[4] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL, MPI_REQUEST_NULL, MPI_REQUEST_NULL};
@@ -173,7 +206,8 @@ class NeighbourExchange {
                            "kband::mpi: BufferPath::CudaIPC needs buffers in Kokkos::CudaSpace");
       ipcbuf_ = std::make_shared<CudaIpcBuffers>();
       cuda_check(cudaMalloc(&ipcbuf_->base, sizeof(T) * static_cast<size_t>(4 * m_ + 1)), "cudaMalloc");
-      recv_ = buffer_type(static_cast<T*>(ipcbuf_->base), 2 * m_);
+      recv_ = buffer_type(static_cast<T*>(ipcbuf_->base) + 2 * m_, 2 * m_);  // parity 1 until the first exchange
+      cuda_check(cudaEventCreateWithFlags(&ipcbuf_->sent, cudaEventDisableTiming), "cudaEventCreateWithFlags");
       cuda_check(cudaIpcGetMemHandle(&mine, ipcbuf_->base), "cudaIpcGetMemHandle");
     } catch (const Error& e) {
       msg = e.what();
@@ -206,47 +240,62 @@ class NeighbourExchange {
     return msg;
   }
 
-  /// Copies send[m, 2m) into next's recv[0, m) and send[0, m) into prev's
-  /// recv[m, 2m) of the current parity, waits for them, then tells both.
-  template <class Exec>
-  void post_ipc(const Exec& exec) {
+  /// Once per exchange: the receive buffer of the other parity.
+  void turn() {
+    if (turned_) return;
+    turned_ = true;
+    if (!ipc_) return;
     parity_ ^= 1;
-    const size_t off = static_cast<size_t>(parity_) * 2 * m_;
-    recv_ = buffer_type(static_cast<T*>(ipcbuf_->base) + off, 2 * m_);
+    recv_ = buffer_type(static_cast<T*>(ipcbuf_->base) + static_cast<size_t>(parity_) * 2 * m_, 2 * m_);
+  }
+
+  /// Posts the receives of the neighbours' word; unless `stored`, copies
+  /// send[m, 2m) into next's recv[0, m) and send[0, m) into prev's recv[m, 2m)
+  /// of the current parity on exec's stream; records `sent` (no fence).
+  template <class Exec>
+  void post_ipc(const Exec& exec, bool stored) {
     check(MPI_Irecv(&done_in_[0], 1, MPI_INT, prev_, tag_ + 0, comm_, &req_[0]), "MPI_Irecv");
     check(MPI_Irecv(&done_in_[1], 1, MPI_INT, next_, tag_ + 1, comm_, &req_[1]), "MPI_Irecv");
     cudaStream_t st = nullptr;
     if constexpr (std::is_same<Exec, Kokkos::Cuda>::value) st = exec.cuda_stream();
-    else exec.fence();  // the send buffer was written on another execution space
+    else exec.fence();  // the data were written on another execution space
+    const size_t off = static_cast<size_t>(parity_) * 2 * m_;
     const size_t bytes = sizeof(T) * static_cast<size_t>(m_);
-    if (m_ > 0 && has_next())
+    if (!stored && m_ > 0 && has_next())
       cuda_check(cudaMemcpyAsync(static_cast<T*>(ipcbuf_->peer[1]) + off, send_.data() + m_, bytes,
                                  cudaMemcpyDeviceToDevice, st),
                  "cudaMemcpyAsync");
-    if (m_ > 0 && has_prev())
+    if (!stored && m_ > 0 && has_prev())
       cuda_check(cudaMemcpyAsync(static_cast<T*>(ipcbuf_->peer[0]) + off + m_, send_.data(), bytes,
                                  cudaMemcpyDeviceToDevice, st),
                  "cudaMemcpyAsync");
-    cuda_check(cudaStreamSynchronize(st), "cudaStreamSynchronize");
+    cuda_check(cudaEventRecord(ipcbuf_->sent, st), "cudaEventRecord");
+    active_ = true;
+  }
+
+  /// Waits for this rank's stores / copies, then tells both neighbours.
+  void notify_ipc() {
+    cuda_check(cudaEventSynchronize(ipcbuf_->sent), "cudaEventSynchronize");
     check(MPI_Isend(&done_out_, 1, MPI_INT, prev_, tag_ + 1, comm_, &req_[2]), "MPI_Isend");
     check(MPI_Isend(&done_out_, 1, MPI_INT, next_, tag_ + 0, comm_, &req_[3]), "MPI_Isend");
-    active_ = true;
   }
 #else
   std::string setup_ipc() { return "kband::mpi: BufferPath::CudaIPC needs a CUDA build of Kokkos"; }
+  void turn() { turned_ = true; }
   template <class Exec>
-  void post_ipc(const Exec&) {}
+  void post_ipc(const Exec&, bool) {}
+  void notify_ipc() {}
 #endif
 };
 
-/// Pack (Unpack = false) the first / last `depth` rows of every line into the
-/// send buffer, or unpack (Unpack = true) the receive buffer into rows
-/// lo_row.. of lo and hi_row.. of hi. Flat index k = side * m + (g * depth + r)
-/// * SZ + l; padding slots skipped.
+/// Pack (Unpack = false) the first / last `depth` rows of every line into
+/// to_prev / to_next, or unpack (Unpack = true) the receive buffer buf into
+/// rows lo_row.. of lo and hi_row.. of hi. Flat index k = side * m + (g * depth
+/// + r) * SZ + l; padding slots skipped.
 template <class T, int SZ, class Mem, bool Unpack>
 struct HaloCopy {
   GroupedBatch<T, SZ, Mem> u, lo, hi;
-  Kokkos::View<T*, Mem> buf;
+  Kokkos::View<T*, Mem> buf, to_prev, to_next;
   int depth, nsys;
   long long m;
   bool do_lo, do_hi;
@@ -259,7 +308,8 @@ struct HaloCopy {
     const int g = static_cast<int>(kk / (static_cast<long long>(SZ) * depth));
     if (g * SZ + l >= nsys) return;
     if (!Unpack) {
-      buf(k) = u.view()(g, side == 0 ? r : u.n() - depth + r, l);
+      T* dst = side == 0 ? to_prev.data() : to_next.data();
+      dst[kk] = u.view()(g, side == 0 ? r : u.n() - depth + r, l);
     } else if (side == 0) {
       if (do_lo) lo.view()(g, lo_row + r, l) = buf(k);
     } else if (do_hi) {
@@ -314,7 +364,7 @@ class HaloExchange {
     kband::impl::ProfilingRegion region("kband::mpi::HaloExchange::start");
     kband::impl::check_batch("kband::mpi::HaloExchange::start", "u", u, nsys_, n_);
     launch<false>(exec, u, u, u);
-    x_.post(exec);
+    x_.post(exec, true);
   }
 
   /// Waits for the messages and unpacks them into lo and hi (extents
@@ -348,10 +398,14 @@ class HaloExchange {
   template <bool Unpack, class Exec>
   void launch(const Exec& exec, const batch_type& u, const batch_type& lo, const batch_type& hi, int lo_row = 0,
               int hi_row = 0) {
+    typename impl::NeighbourExchange<T, Mem>::buffer_type to_prev, to_next;
+    if (!Unpack) {  // (before the early return: every exchange takes its turn)
+      to_prev = x_.target(0);
+      to_next = x_.target(1);
+    }
     if (x_.m() == 0) return;
-    impl::HaloCopy<T, SZ, Mem, Unpack> f{u,      lo,     hi,     Unpack ? x_.recv() : x_.send(),
-                                         depth_, nsys_,  x_.m(), x_.has_prev(),
-                                         x_.has_next(), lo_row, hi_row};
+    impl::HaloCopy<T, SZ, Mem, Unpack> f{u,      lo,      hi,      x_.recv(),     to_prev, to_next, depth_,
+                                         nsys_,  x_.m(),  x_.has_prev(), x_.has_next(), lo_row,  hi_row};
     Kokkos::parallel_for(Unpack ? "kband::mpi::halo_unpack" : "kband::mpi::halo_pack",
                          Kokkos::RangePolicy<Exec, Kokkos::IndexType<long long>>(exec, 0, 2 * x_.m()), f);
   }
