@@ -168,7 +168,7 @@ struct CommConfig {
   bool gpu_aware = gpu_aware_default();
   BufferPath path = path_default();
   /// First MPI tag kband uses on the grid's communicator (kband uses tags
-  /// tag_base .. tag_base + 25).
+  /// tag_base .. tag_base + 19).
   int tag_base = 7200;
 };
 

@@ -8,7 +8,12 @@
 //   2. distd2_decouple: RHS stencil fused into the forward pass; while the
 //      halos travel it runs with zero halos (distd2_decouple_interior), and
 //      their share is added when they arrive (distd2_add_halos, O(1) per
-//      line, and in the substitution): the exchange overlaps the decoupling
+//      line, and in the substitution): the exchange overlaps the decoupling.
+//      With n >= kDistD2SplitMinRows and no exact reduced solve, the
+//      decoupling kernel itself stores the end rows into the neighbours'
+//      receive buffers (CUDA IPC), distd2_add_halos stores the boundary rows
+//      of step 3, and step 4 reads the neighbours' rows where they arrive
+//      (DistDerivative::fused): no pack or unpack kernels.
 //   3. exchange of the boundary rows (D_0 to the previous rank, D_{n-1} to the
 //      next one; periodic pair between the last and first ranks)
 //   4. distd2_couple: the 2x2 systems across both boundaries, substitution.
@@ -102,20 +107,11 @@ class DistDerivative {
       return;
     }
     if (P > 1) {
-      exchange_couplings(comm, cfg.tag_base + 24);
+      exchange_couplings(comm, cfg.tag_base + 18);
       bnd_prev_ = lines_type("kband::mpi::bnd_prev", nsys, 2);
       bnd_next_ = lines_type("kband::mpi::bnd_next", nsys, 2);
       halo_ = HaloExchange<T, SZ, Mem>(grid, dir, 2, nsys, n, cfg, impl::kHaloChannel);
-      // two halves of the lines when the split decoupling applies: the
-      // boundary rows of one half travel while the other half is worked on
-      const int ng = lines_type::groups_for(nsys);
-      chunks_ = (n >= kDistD2SplitMinRows && ng >= 2) ? 2 : 1;
-      gb_[0] = 0;
-      gb_[1] = chunks_ == 2 ? ng / 2 : ng;
-      gb_[2] = ng;
-      for (int c = 0; c < chunks_; ++c)
-        bx_[c] = HaloExchange<T, SZ, Mem>(grid, dir, 1, chunk_nsys(c), 2, cfg,
-                                          c == 0 ? impl::kDistD2Channel : impl::kDistD2Channel2);
+      bx_ = HaloExchange<T, SZ, Mem>(grid, dir, 1, nsys, 2, cfg, impl::kDistD2Channel);
     }
   }
 
@@ -154,7 +150,7 @@ class DistDerivative {
       distd2_decouple(exec, plan_, in, lo_, hi_, out, bnd_);
       sw.lap(times ? &times->decouple : nullptr);
     } else if (n_ >= kDistD2SplitMinRows && reduced_.subdomains() < 2) {
-      pipelined(exec, in, out, times);
+      fused(exec, in, out, times);
       return;
     } else if (n_ >= kDistD2SplitMinRows) {
       // the halos travel while the decoupling runs with zero halos; their
@@ -184,8 +180,8 @@ class DistDerivative {
       return;
     }
     if (grid_.dims(dir_) > 1) {  // D_0 -> previous rank's bnd_next row 0, D_{n-1} -> next rank's bnd_prev row 1
-      bx_[0].start(exec, bnd_);
-      bx_[0].finish(exec, bnd_prev_, bnd_next_, 1, 0);
+      bx_.start(exec, bnd_);
+      bx_.finish(exec, bnd_prev_, bnd_next_, 1, 0);
     }
     sw.lap(times ? &times->boundary : nullptr);
     distd2_couple(exec, plan_, bnd_, grid_.dims(dir_) > 1 ? bnd_prev_ : bnd_, cpl_prev_,
@@ -248,49 +244,34 @@ class DistDerivative {
     }
   };
 
-  /// Systems in chunk c (groups gb_[c] .. gb_[c+1]-1).
-  int chunk_nsys(int c) const {
-    const int lo = gb_[c] * SZ, hi = std::min(gb_[c + 1] * SZ, nsys_);
-    return std::max(hi - lo, 0);
-  }
-  /// Chunk c of a batch of this plan's lines (a view of its groups).
-  lines_type chunk(const lines_type& b, int c) const {
-    if (chunks_ == 1) return b;
-    const size_t rows = static_cast<size_t>(b.n());
-    const typename lines_type::view_type v(b.view().data() + static_cast<size_t>(gb_[c]) * rows * SZ,
-                                           gb_[c + 1] - gb_[c], rows);
-    return lines_type(v, chunk_nsys(c));
-  }
-
-  /// P > 1, n >= kDistD2SplitMinRows: the halo exchange overlaps the
-  /// decoupling of the first chunk of lines, the boundary rows of chunk 0
-  /// travel while chunk 1 is decoupled, those of chunk 1 while chunk 0 is
-  /// substituted. On exec: decouple 0, unpack, add halos 0, pack 0,
-  /// decouple 1, add halos 1, pack 1, unpack 0, couple 0, unpack 1, couple 1;
-  /// the host waits for a message only where the next kernel needs it.
+  /// P > 1 ranks, n >= kDistD2SplitMinRows: the messages are written by the
+  /// kernels that produce them, straight into the neighbours' receive buffers
+  /// under CUDA IPC (into the send buffers otherwise), and read where they
+  /// arrive: the decoupling (zero halos) also stores this subdomain's end
+  /// rows for the neighbours, so the halos travel during the pass that reads
+  /// them; distd2_add_halos adds the received halos' share and stores the
+  /// final boundary rows D_0 / D_{n-1} for the neighbours; the substitution
+  /// reads theirs from the receive buffer. Four kernels, no packing.
   template <class Exec>
-  void pipelined(const Exec& exec, const lines_type& in, const lines_type& out, PhaseTimes* times) {
+  void fused(const Exec& exec, const lines_type& in, const lines_type& out, PhaseTimes* times) {
+    const char* fn = "kband::mpi::DistDerivative::apply";
     Stopwatch<Exec> sw(exec, times);
-    halo_.start(exec, in);
+    const auto ends = halo_.targets();  // (rows 0, 1 -> prev; rows n-2, n-1 -> next)
+    distd2_decouple_interior(exec, plan_, in, out, bnd_, 0, &ends.first, &ends.second);
+    sw.lap(times ? &times->decouple : nullptr);
+    halo_.post(exec);
+    halo_.wait(exec);
+    const auto halos = halo_.received();  // (lo, hi)
+    const auto rows = bx_.targets();      // (D_0 -> prev, D_{n-1} -> next)
+    distd2_add_halos(exec, plan_, halos.first, halos.second, out, bnd_, hc_, 0, &rows.first, &rows.second);
     sw.lap(times ? &times->halo : nullptr);
-    for (int c = 0; c < chunks_; ++c) {
-      const lines_type bnd = chunk(bnd_, c);
-      distd2_decouple_interior(exec, plan_, chunk(in, c), chunk(out, c), bnd);
-      sw.lap(times ? &times->decouple : nullptr);
-      if (c == 0) halo_.finish(exec, lo_, hi_);
-      distd2_add_halos(exec, plan_, chunk(lo_, c), chunk(hi_, c), chunk(out, c), bnd, chunk(hc_, c));
-      sw.lap(times ? &times->halo : nullptr);
-      bx_[c].start(exec, bnd);
-      sw.lap(times ? &times->boundary : nullptr);
-    }
-    for (int c = 0; c < chunks_; ++c) {
-      // D_0 -> previous rank's bnd_next row 0, D_{n-1} -> next rank's bnd_prev row 1
-      const lines_type prev = chunk(bnd_prev_, c), next = chunk(bnd_next_, c), hc = chunk(hc_, c);
-      bx_[c].finish(exec, prev, next, 1, 0);
-      sw.lap(times ? &times->boundary : nullptr);
-      distd2_couple(exec, plan_, chunk(bnd_, c), prev, cpl_prev_, next, cpl_next_, chunk(out, c), 0, &hc);
-      sw.lap(times ? &times->substitute : nullptr);
-    }
+    bx_.post(exec);
+    bx_.wait(exec);
+    sw.lap(times ? &times->boundary : nullptr);
+    const auto theirs = bx_.received();  // (prev's D_{n-1}, next's D_0)
+    kband::impl::distd2_couple_rows(fn, exec, plan_, bnd_, theirs.first, 0, "D_{n-1} of the previous rank", cpl_prev_,
+                                    theirs.second, 0, "D_0 of the next rank", cpl_next_, out, 0, &hc_);
+    sw.lap(times ? &times->substitute : nullptr);
   }
 
   /// exact_reduced on P > 1 ranks: every rank's coupling along the line, the
@@ -357,8 +338,7 @@ class DistDerivative {
   DistD2Plan<T, Mem> plan_;
   DistD2Coupling<T> cpl_prev_, cpl_next_;
   lines_type lo_, hi_, hc_, bnd_, bnd_prev_, bnd_next_, win_, wout_, bnd_all_;
-  HaloExchange<T, SZ, Mem> halo_, bx_[2];
-  int chunks_ = 1, gb_[3] = {0, 0, 0};
+  HaloExchange<T, SZ, Mem> halo_, bx_;
   DistD2Reduced<T, Mem> reduced_;
   Kokkos::View<T*, Mem> gathered_;
   Kokkos::View<T*, impl::StagingSpace> bnd_h_, gathered_h_;

@@ -14,16 +14,17 @@
 // MPI_Irecv / MPI_Isend; finish() waits and unpacks on the device without a
 // fence. Work enqueued between the two overlaps the communication. Buffers go
 // to MPI directly or through host mirrors (CommConfig, direct_path).
-// BufferPath::CudaIPC: start() enqueues device-to-device copies into the
-// neighbours' receive buffers on a stream of its own (behind the pack kernel,
-// by an event) and does not block; finish() waits for them, tells the
-// neighbours by MPI and waits for their word. The transfer overlaps the work
-// enqueued on exec between start() and finish().
+// BufferPath::CudaIPC: HaloExchange's pack kernel stores straight into the
+// neighbours' receive buffers (NVLink / PCIe peer stores) and start() only
+// records an event; finish() waits for that event, tells the neighbours by
+// MPI and waits for their word: start() does not block, and the transfer
+// overlaps the work enqueued before finish().
 #pragma once
 
 #include "kband_MPI_Grid.hpp"
 
 #include <cstring>
+#include <utility>
 
 namespace kband {
 namespace mpi {
@@ -31,7 +32,7 @@ namespace impl {
 
 /// Message channels (tags tag_base + 6 * channel + 2 * direction + side):
 /// exchanges that may be in flight at once along one direction differ in channel.
-enum ExchangeChannel { kHaloChannel = 0, kBoundaryChannel = 1, kDistD2Channel = 2, kDistD2Channel2 = 3 };
+enum ExchangeChannel { kHaloChannel = 0, kBoundaryChannel = 1, kDistD2Channel = 2 };
 
 /// Checks on grid.comm() that `value` is the same on every rank of this
 /// rank's line along `dir`; every rank of the grid throws the same Error if not.
@@ -63,16 +64,12 @@ struct CudaIpcBuffers {
   void* base = nullptr;
   void* peer[2] = {nullptr, nullptr};  // prev, next (== base for this rank itself)
   bool opened[2] = {false, false};
-  cudaStream_t copy = nullptr;   // the copies into the neighbours' buffers
-  cudaEvent_t packed = nullptr;  // the send buffer is written (on the caller's stream)
-  cudaEvent_t sent = nullptr;    // the copies are done (on `copy`)
+  cudaEvent_t sent = nullptr;  // recorded after this rank's stores / copies into the neighbours
   CudaIpcBuffers() = default;
   CudaIpcBuffers(const CudaIpcBuffers&) = delete;
   CudaIpcBuffers& operator=(const CudaIpcBuffers&) = delete;
   ~CudaIpcBuffers() {
     if (sent) cudaEventDestroy(sent);
-    if (packed) cudaEventDestroy(packed);
-    if (copy) cudaStreamDestroy(copy);
     for (int s = 0; s < 2; ++s)
       if (opened[s]) cudaIpcCloseMemHandle(peer[s]);
     if (base) cudaFree(base);
@@ -83,11 +80,13 @@ struct CudaIpcBuffers {
 /// Two messages of `m` elements each way: send[0, m) -> prev, send[m, 2m) ->
 /// next; recv[0, m) <- prev, recv[m, 2m) <- next. BufferPath::CudaIPC
 /// alternates between two receive buffers (recv() is the current one, after
-/// post()), so that a neighbour never writes into data this rank may still
+/// target()), so that a neighbour never writes into data this rank may still
 /// read: its write of exchange i+2 follows this rank's word of exchange i+1,
-/// which this rank sends once its copies of i+1 are done, and those follow
-/// (event `packed`) the work enqueued on its stream before, which includes
-/// the unpacking of exchange i.
+/// which this rank sends once its own stores of i+1 are done, and those
+/// follow on its stream the unpacking of exchange i.
+/// A sender either writes send() and calls post(exec) (copied on the device
+/// for CudaIPC), or writes the views target(side) returns (the neighbours'
+/// receive buffers for CudaIPC, send() otherwise) and calls post(exec, true).
 template <class T, class Mem>
 class NeighbourExchange {
  public:
@@ -125,15 +124,33 @@ class NeighbourExchange {
   bool direct() const { return direct_; }
   bool ipc() const { return ipc_; }
 
+  /// Where the message to prev (side 0) / next (side 1) of the coming
+  /// exchange goes: m elements; call before writing them, once per exchange
+  /// (CudaIPC: switches to the next receive buffer). A side without a
+  /// neighbour gets this rank's send buffer (written, never sent).
+  buffer_type target(int side) {
+    turn();
+    const bool peer = ipc_ && (side == 0 ? has_prev() : has_next());
+    T* p = send_.data() + side * m_;
+#if defined(KOKKOS_ENABLE_CUDA)
+    // prev's "from next" half, next's "from prev" half
+    if (peer) p = static_cast<T*>(ipcbuf_->peer[side]) + static_cast<size_t>(parity_) * 2 * m_ + (side == 0 ? m_ : 0);
+#else
+    (void)peer;
+#endif
+    return buffer_type(p, m_);
+  }
+
   /// Posts the receives, stages the send buffer (filled by work already
-  /// enqueued on exec), fences exec and posts the sends. CudaIPC: enqueues
-  /// the device-to-device copies on a stream of its own behind the work on
-  /// exec, without a fence (wait() tells the neighbours).
+  /// enqueued on exec), fences exec and posts the sends. stored: the data
+  /// went to target(0) / target(1) (no copy; CudaIPC: no fence either).
   template <class Exec>
-  void post(const Exec& exec) {
+  void post(const Exec& exec, bool stored = false) {
     kband::impl::require(!active_, "kband::mpi: exchange started twice without finish()");
+    if (!stored) turn();
+    turned_ = false;
     if (ipc_) {
-      post_ipc(exec);
+      post_ipc(exec, stored);
       return;
     }
     T* rb = direct_ ? recv_.data() : recv_h_.data();
@@ -170,7 +187,7 @@ class NeighbourExchange {
   int prev_ = MPI_PROC_NULL, next_ = MPI_PROC_NULL;
   long long m_ = 0;
   int tag_ = 0;
-  bool direct_ = true, ipc_ = false, active_ = false;
+  bool direct_ = true, ipc_ = false, active_ = false, turned_ = false;
   buffer_type send_, recv_;
   host_buffer_type send_h_, recv_h_;
   MPI_Request req_[4] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL, MPI_REQUEST_NULL, MPI_REQUEST_NULL};
@@ -192,8 +209,6 @@ class NeighbourExchange {
       cuda_check(cudaMalloc(&ipcbuf_->base, sizeof(T) * static_cast<size_t>(4 * m_ + 1)), "cudaMalloc");
       recv_ = buffer_type(static_cast<T*>(ipcbuf_->base) + 2 * m_, 2 * m_);  // parity 1 until the first exchange
       cuda_check(cudaEventCreateWithFlags(&ipcbuf_->sent, cudaEventDisableTiming), "cudaEventCreateWithFlags");
-      cuda_check(cudaEventCreateWithFlags(&ipcbuf_->packed, cudaEventDisableTiming), "cudaEventCreateWithFlags");
-      cuda_check(cudaStreamCreateWithFlags(&ipcbuf_->copy, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
       cuda_check(cudaIpcGetMemHandle(&mine, ipcbuf_->base), "cudaIpcGetMemHandle");
     } catch (const Error& e) {
       msg = e.what();
@@ -226,37 +241,40 @@ class NeighbourExchange {
     return msg;
   }
 
-  /// Posts the receives of the neighbours' word, switches to the receive
-  /// buffer of the other parity and copies send[m, 2m) into next's recv[0, m)
-  /// and send[0, m) into prev's recv[m, 2m) on the copy stream, behind the
-  /// work on exec (event `packed`); records `sent` there. No fence.
-  template <class Exec>
-  void post_ipc(const Exec& exec) {
+  /// Once per exchange: the receive buffer of the other parity.
+  void turn() {
+    if (turned_) return;
+    turned_ = true;
+    if (!ipc_) return;
     parity_ ^= 1;
-    const size_t off = static_cast<size_t>(parity_) * 2 * m_;
-    recv_ = buffer_type(static_cast<T*>(ipcbuf_->base) + off, 2 * m_);
+    recv_ = buffer_type(static_cast<T*>(ipcbuf_->base) + static_cast<size_t>(parity_) * 2 * m_, 2 * m_);
+  }
+
+  /// Posts the receives of the neighbours' word; unless `stored`, copies
+  /// send[m, 2m) into next's recv[0, m) and send[0, m) into prev's recv[m, 2m)
+  /// of the current parity on exec's stream; records `sent` (no fence).
+  template <class Exec>
+  void post_ipc(const Exec& exec, bool stored) {
     check(MPI_Irecv(&done_in_[0], 1, MPI_INT, prev_, tag_ + 0, comm_, &req_[0]), "MPI_Irecv");
     check(MPI_Irecv(&done_in_[1], 1, MPI_INT, next_, tag_ + 1, comm_, &req_[1]), "MPI_Irecv");
     cudaStream_t st = nullptr;
     if constexpr (std::is_same<Exec, Kokkos::Cuda>::value) st = exec.cuda_stream();
-    else exec.fence();  // the send buffer was written on another execution space
-    cudaStream_t cs = ipcbuf_->copy;
-    cuda_check(cudaEventRecord(ipcbuf_->packed, st), "cudaEventRecord");
-    cuda_check(cudaStreamWaitEvent(cs, ipcbuf_->packed, 0), "cudaStreamWaitEvent");
+    else exec.fence();  // the data were written on another execution space
+    const size_t off = static_cast<size_t>(parity_) * 2 * m_;
     const size_t bytes = sizeof(T) * static_cast<size_t>(m_);
-    if (m_ > 0 && has_next())
+    if (!stored && m_ > 0 && has_next())
       cuda_check(cudaMemcpyAsync(static_cast<T*>(ipcbuf_->peer[1]) + off, send_.data() + m_, bytes,
-                                 cudaMemcpyDeviceToDevice, cs),
+                                 cudaMemcpyDeviceToDevice, st),
                  "cudaMemcpyAsync");
-    if (m_ > 0 && has_prev())
+    if (!stored && m_ > 0 && has_prev())
       cuda_check(cudaMemcpyAsync(static_cast<T*>(ipcbuf_->peer[0]) + off + m_, send_.data(), bytes,
-                                 cudaMemcpyDeviceToDevice, cs),
+                                 cudaMemcpyDeviceToDevice, st),
                  "cudaMemcpyAsync");
-    cuda_check(cudaEventRecord(ipcbuf_->sent, cs), "cudaEventRecord");
+    cuda_check(cudaEventRecord(ipcbuf_->sent, st), "cudaEventRecord");
     active_ = true;
   }
 
-  /// Waits for this rank's copies, then tells both neighbours.
+  /// Waits for this rank's stores / copies, then tells both neighbours.
   void notify_ipc() {
     cuda_check(cudaEventSynchronize(ipcbuf_->sent), "cudaEventSynchronize");
     check(MPI_Isend(&done_out_, 1, MPI_INT, prev_, tag_ + 1, comm_, &req_[2]), "MPI_Isend");
@@ -264,8 +282,9 @@ class NeighbourExchange {
   }
 #else
   std::string setup_ipc() { return "kband::mpi: BufferPath::CudaIPC needs a CUDA build of Kokkos"; }
+  void turn() { turned_ = true; }
   template <class Exec>
-  void post_ipc(const Exec&) {}
+  void post_ipc(const Exec&, bool) {}
   void notify_ipc() {}
 #endif
 };
@@ -309,7 +328,7 @@ struct HaloCopy {
 /// ranks of one line have the same nsys; every rank throws the same
 /// kband::Error otherwise. One exchange may be in flight per object; objects
 /// whose exchanges overlap in time along one direction need distinct
-/// `channel`s (0..3; BoundaryExchange uses 1, DistDerivative 0, 2 and 3).
+/// `channel`s (0..2; BoundaryExchange uses 1, DistDerivative 0 and 2).
 template <class T, int SZ = default_sz<>::value, class Mem = Kokkos::DefaultExecutionSpace::memory_space>
 class HaloExchange {
  public:
@@ -327,7 +346,7 @@ class HaloExchange {
                              " (nsys = ", nsys, ")"));
     impl::require_line_uniform(grid, dir, fn, "nsys (lines per rank)", nsys);
     const long long m = static_cast<long long>(batch_type::groups_for(nsys)) * depth * SZ;
-    kband::impl::require(channel >= 0 && channel <= 3, kband::impl::concat(fn, ": channel ", channel, " not in 0..3"));
+    kband::impl::require(channel >= 0 && channel <= 2, kband::impl::concat(fn, ": channel ", channel, " not in 0..2"));
     x_ = impl::NeighbourExchange<T, Mem>(grid, dir, m, channel, cfg);
   }
 
@@ -346,7 +365,7 @@ class HaloExchange {
     kband::impl::ProfilingRegion region("kband::mpi::HaloExchange::start");
     kband::impl::check_batch("kband::mpi::HaloExchange::start", "u", u, nsys_, n_);
     launch<false>(exec, u, u, u);
-    x_.post(exec);
+    x_.post(exec, true);
   }
 
   /// Waits for the messages and unpacks them into lo and hi (extents
@@ -376,17 +395,52 @@ class HaloExchange {
     finish(exec, lo, hi);
   }
 
+  /// Packed by the caller, in the same layout: (to prev, to next), batches
+  /// (nsys, depth) that take this rank's rows for the coming exchange, to be
+  /// written by work enqueued on exec before post() (CudaIPC: the
+  /// neighbours' receive buffers themselves, so that a kernel's stores are
+  /// the transfer). Once per exchange.
+  std::pair<batch_type, batch_type> targets() { return {wrap(x_.target(0)), wrap(x_.target(1))}; }
+  /// Sends what was written into targets() (fences exec, except CudaIPC,
+  /// which records an event and returns).
+  template <class Exec>
+  void post(const Exec& exec) {
+    kband::impl::ProfilingRegion region("kband::mpi::HaloExchange::post");
+    x_.post(exec, true);
+  }
+  /// Waits for the messages; received() holds them on exec (no fence).
+  template <class Exec>
+  void wait(const Exec& exec) {
+    kband::impl::ProfilingRegion region("kband::mpi::HaloExchange::wait");
+    x_.wait(exec);
+  }
+  /// (from prev, from next) of the last exchange, batches (nsys, depth):
+  /// lo and hi without unpacking; a side without a neighbour is not written.
+  std::pair<batch_type, batch_type> received() const {
+    const long long m = x_.m();
+    return {wrap(Kokkos::subview(x_.recv(), Kokkos::make_pair(0LL, m))),
+            wrap(Kokkos::subview(x_.recv(), Kokkos::make_pair(m, 2 * m)))};
+  }
+
  private:
   template <bool Unpack, class Exec>
   void launch(const Exec& exec, const batch_type& u, const batch_type& lo, const batch_type& hi, int lo_row = 0,
               int hi_row = 0) {
+    typename impl::NeighbourExchange<T, Mem>::buffer_type to_prev, to_next;
+    if (!Unpack) {  // (before the early return: every exchange takes its turn)
+      to_prev = x_.target(0);
+      to_next = x_.target(1);
+    }
     if (x_.m() == 0) return;
-    const auto to_prev = Kokkos::subview(x_.send(), Kokkos::make_pair(0LL, x_.m()));
-    const auto to_next = Kokkos::subview(x_.send(), Kokkos::make_pair(x_.m(), 2 * x_.m()));
     impl::HaloCopy<T, SZ, Mem, Unpack> f{u,      lo,      hi,      x_.recv(),     to_prev, to_next, depth_,
                                          nsys_,  x_.m(),  x_.has_prev(), x_.has_next(), lo_row,  hi_row};
     Kokkos::parallel_for(Unpack ? "kband::mpi::halo_unpack" : "kband::mpi::halo_pack",
                          Kokkos::RangePolicy<Exec, Kokkos::IndexType<long long>>(exec, 0, 2 * x_.m()), f);
+  }
+
+  template <class V>
+  batch_type wrap(const V& v) const {
+    return batch_type(typename batch_type::view_type(v.data(), batch_type::groups_for(nsys_), depth_), nsys_);
   }
 
   CartGrid grid_;

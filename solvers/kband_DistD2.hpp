@@ -301,7 +301,8 @@ void distd2_decouple_impl(const char* fn, const Exec& exec, const DistD2Plan<T, 
                           const GroupedBatch<T, SZ, Mem>& in, const GroupedBatch<T, SZ, Mem>& halo_lo,
                           const GroupedBatch<T, SZ, Mem>& halo_hi, const GroupedBatch<T, SZ, Mem>& out,
                           const GroupedBatch<T, SZ, Mem>& bnd, int row0, T P, T Q, T det_inv,
-                          bool zero_halo = false) {
+                          bool zero_halo = false, const GroupedBatch<T, SZ, Mem>* first = nullptr,
+                          const GroupedBatch<T, SZ, Mem>* last = nullptr) {
   const auto& d = plan.data();
   const int nsys = in.nsys();
   if (nsys == 0) return;
@@ -309,12 +310,16 @@ void distd2_decouple_impl(const char* fn, const Exec& exec, const DistD2Plan<T, 
   const DistD2Geometry g = S::template geometry<T>(nsys, plan.n(), Local);
   const auto lo = d.lo_closed ? in.view() : halo_lo.view();  // a closed end's halo is not read
   const auto hi = d.hi_closed ? in.view() : halo_hi.view();
+  const bool ends = first != nullptr;
+  const auto fv = ends ? first->view() : bnd.view(), lv = ends ? last->view() : bnd.view();
   if (g.scratch)
-    distd2_launch(fn, exec, g, DistD2DecoupleKernel<Exec, T, SZ, Mem, S::W, S::U, Local, true>{
-                                   d, in.view(), lo, hi, out.view(), bnd.view(), row0, nsys, P, Q, det_inv, zero_halo});
+    distd2_launch(fn, exec, g,
+                  DistD2DecoupleKernel<Exec, T, SZ, Mem, S::W, S::U, Local, true>{
+                      d, in.view(), lo, hi, out.view(), bnd.view(), row0, nsys, P, Q, det_inv, zero_halo, ends, fv, lv});
   else
-    distd2_launch(fn, exec, g, DistD2DecoupleKernel<Exec, T, SZ, Mem, S::W, S::U, Local, false>{
-                                   d, in.view(), lo, hi, out.view(), bnd.view(), row0, nsys, P, Q, det_inv, zero_halo});
+    distd2_launch(fn, exec, g,
+                  DistD2DecoupleKernel<Exec, T, SZ, Mem, S::W, S::U, Local, false>{
+                      d, in.view(), lo, hi, out.view(), bnd.view(), row0, nsys, P, Q, det_inv, zero_halo, ends, fv, lv});
 }
 
 /// Checks shared by the phases: a built plan, the subdomain's rows in the
@@ -394,10 +399,15 @@ void distd2_decouple(const Exec& exec, const DistD2Plan<T, Mem>& plan, const Gro
 ///   halo exchange done;    distd2_add_halos(exec, plan, halo_lo, halo_hi, out, bnd, hc, row0);
 ///   distd2_couple(..., out, row0, &hc)   (or distd2_substitute(..., out, row0, &hc))
 /// gives the result of distd2_decouple + distd2_couple up to rounding. Needs
-/// n = plan.n() >= 5 (kDistD2SplitMinRows). No fence.
+/// n = plan.n() >= 5 (kDistD2SplitMinRows). With first / last (extents
+/// (nsys, 2), both or neither) the kernel also copies the subdomain's rows 0, 1
+/// into first and rows n-2, n-1 into last: the neighbours' halos, sent by the
+/// same pass that reads them. No fence.
 template <class Exec, class T, int SZ, class Mem>
 void distd2_decouple_interior(const Exec& exec, const DistD2Plan<T, Mem>& plan, const GroupedBatch<T, SZ, Mem>& in,
-                              const GroupedBatch<T, SZ, Mem>& out, const GroupedBatch<T, SZ, Mem>& bnd, int row0 = 0) {
+                              const GroupedBatch<T, SZ, Mem>& out, const GroupedBatch<T, SZ, Mem>& bnd, int row0 = 0,
+                              const GroupedBatch<T, SZ, Mem>* first = nullptr,
+                              const GroupedBatch<T, SZ, Mem>* last = nullptr) {
   const char* fn = "kband::distd2_decouple_interior";
   impl::ProfilingRegion region(fn);
   const int nsys = impl::distd2_check_phase<Exec>(fn, plan, "in", in, row0, "bnd", bnd);
@@ -405,17 +415,27 @@ void distd2_decouple_interior(const Exec& exec, const DistD2Plan<T, Mem>& plan, 
   impl::require(out.view().data() != in.view().data(), impl::concat(fn, ": out must not alias in"));
   impl::require(plan.n() >= kDistD2SplitMinRows, impl::concat(fn, ": n_local=", plan.n(), " < ", kDistD2SplitMinRows,
                                                               " (use distd2_decouple)"));
-  impl::distd2_decouple_impl<false>(fn, exec, plan, in, in, in, out, bnd, row0, T(0), T(0), T(1), true);
+  impl::require((first == nullptr) == (last == nullptr), impl::concat(fn, ": give both 'first' and 'last' or neither"));
+  if (first) {
+    impl::distd2_check_rows<Exec>(fn, "first", *first, nsys, 2);
+    impl::distd2_check_rows<Exec>(fn, "last", *last, nsys, 2);
+  }
+  impl::distd2_decouple_impl<false>(fn, exec, plan, in, in, in, out, bnd, row0, T(0), T(0), T(1), true, first, last);
 }
 
 /// The second half (see distd2_decouple_interior): adds the halos' share to
 /// bnd and to out's row row0+n-2, and writes hc (extents (nsys, 1)), which
 /// distd2_couple / distd2_substitute spread over rows 1 .. n-3. Halos as for
-/// distd2_decouple (not read at a closed line end). O(1) work per system. No fence.
+/// distd2_decouple (not read at a closed line end). With d_first / d_last
+/// (extents (nsys, 1), both or neither) it also writes the final D_0 into
+/// d_first and D_{n-1} into d_last: the messages for the previous and next
+/// subdomain. O(1) work per system. No fence.
 template <class Exec, class T, int SZ, class Mem>
 void distd2_add_halos(const Exec& exec, const DistD2Plan<T, Mem>& plan, const GroupedBatch<T, SZ, Mem>& halo_lo,
                       const GroupedBatch<T, SZ, Mem>& halo_hi, const GroupedBatch<T, SZ, Mem>& out,
-                      const GroupedBatch<T, SZ, Mem>& bnd, const GroupedBatch<T, SZ, Mem>& hc, int row0 = 0) {
+                      const GroupedBatch<T, SZ, Mem>& bnd, const GroupedBatch<T, SZ, Mem>& hc, int row0 = 0,
+                      const GroupedBatch<T, SZ, Mem>* d_first = nullptr,
+                      const GroupedBatch<T, SZ, Mem>* d_last = nullptr) {
   const char* fn = "kband::distd2_add_halos";
   impl::ProfilingRegion region(fn);
   const int nsys = impl::distd2_check_phase<Exec>(fn, plan, "out", out, row0, "bnd", bnd);
@@ -425,23 +445,91 @@ void distd2_add_halos(const Exec& exec, const DistD2Plan<T, Mem>& plan, const Gr
   const auto& d = plan.data();
   if (!d.lo_closed) impl::distd2_check_rows<Exec>(fn, "halo_lo", halo_lo, nsys, 2);
   if (!d.hi_closed) impl::distd2_check_rows<Exec>(fn, "halo_hi", halo_hi, nsys, 2);
+  impl::require((d_first == nullptr) == (d_last == nullptr),
+                impl::concat(fn, ": give both 'd_first' and 'd_last' or neither"));
+  if (d_first) {
+    impl::distd2_check_rows<Exec>(fn, "d_first", *d_first, nsys, 1);
+    impl::distd2_check_rows<Exec>(fn, "d_last", *d_last, nsys, 1);
+  }
   if (nsys == 0) return;
   Kokkos::parallel_for(fn,
                        Kokkos::RangePolicy<Exec, Kokkos::IndexType<size_t>>(
                            exec, 0, static_cast<size_t>(out.ngroups()) * SZ),
-                       impl::DistD2AddHalosKernel<T, SZ, Mem>{d, d.lo_closed ? bnd.view() : halo_lo.view(),
-                                                              d.hi_closed ? bnd.view() : halo_hi.view(), out.view(),
-                                                              bnd.view(), hc.view(), row0, nsys});
+                       impl::DistD2AddHalosKernel<T, SZ, Mem>{d,
+                                                              d.lo_closed ? bnd.view() : halo_lo.view(),
+                                                              d.hi_closed ? bnd.view() : halo_hi.view(),
+                                                              out.view(),
+                                                              bnd.view(),
+                                                              hc.view(),
+                                                              row0,
+                                                              nsys,
+                                                              d_first != nullptr,
+                                                              d_first ? d_first->view() : bnd.view(),
+                                                              d_last ? d_last->view() : bnd.view()});
 }
+
+namespace impl {
+/// distd2_couple with the neighbours' boundary rows anywhere: D_{n-1} of the
+/// previous subdomain in row is of xs, D_0 of the next one in row ie of xe.
+template <class Exec, class T, int SZ, class Mem>
+void distd2_couple_rows(const char* fn, const Exec& exec, const DistD2Plan<T, Mem>& plan,
+                        const GroupedBatch<T, SZ, Mem>& bnd, const GroupedBatch<T, SZ, Mem>& xs, int is,
+                        const char* xs_arg, const DistD2Coupling<T>& prev, const GroupedBatch<T, SZ, Mem>& xe, int ie,
+                        const char* xe_arg, const DistD2Coupling<T>& next, const GroupedBatch<T, SZ, Mem>& out,
+                        int row0, const GroupedBatch<T, SZ, Mem>* hc) {
+  const int nsys = distd2_check_phase<Exec>(fn, plan, "out", out, row0, "bnd", bnd);
+  const double eps = std::numeric_limits<T>::epsilon();
+  require(plan.position() == DistD2Position::Only || plan.dropped() <= eps,
+          concat(fn, ": the plan drops coupling entries up to ", plan.dropped(),
+                 " > epsilon; solve the reduced system (distd2_reduced_solve, distd2_substitute)"));
+  const DistD2Coupling<T>& c = plan.coupling();
+  DistD2Ends<T, SZ, Mem> ends;
+  ends.xs = ends.xe = bnd.view();
+  auto det = [&](T v, const char* where) {
+    require(usable_pivot(v),
+            concat(fn, ": the 2x2 system across the ", where, " boundary is singular (determinant ", v, ")"));
+    return T(1) / v;
+  };
+  auto check_row = [&](const GroupedBatch<T, SZ, Mem>& b, int row, const char* arg) {
+    require(b.nsys() == nsys && row >= 0 && row < b.n(),
+            concat(fn, ": argument '", arg, "' (", b.label(), ") has extents (nsys=", b.nsys(), ", n=", b.n(),
+                   "), expected nsys=", nsys, " and row ", row));
+  };
+  if (plan.position() == DistD2Position::Only) {
+    distd2_own_system(fn, plan, ends.ps, ends.pe, ends.ws);
+    ends.we = ends.ws;
+    ends.is = 1;
+    ends.ie = 0;
+  } else {
+    if (plan.has_prev()) {
+      check_row(xs, is, xs_arg);
+      ends.xs = xs.view();
+      ends.is = is;
+      ends.ps = c.first_prev;
+      ends.ws = det(T(1) - c.first_prev * prev.last_next, "lower");
+    }
+    if (plan.has_next()) {
+      check_row(xe, ie, xe_arg);
+      ends.xe = xe.view();
+      ends.ie = ie;
+      ends.pe = c.last_next;
+      ends.we = det(T(1) - next.first_prev * c.last_next, "upper");
+    }
+  }
+  if (hc) distd2_check_rows<Exec>(fn, "hc", *hc, nsys, 1);
+  distd2_substitute_impl(fn, exec, plan, bnd, ends, out, row0, hc);
+}
+}  // namespace impl
 
 /// The 2x2 systems across both boundaries of one subdomain, then Algorithm 7
 /// (substitution) in place in out rows row0 .. row0+n-1. bnd is this
 /// subdomain's boundary buffer from distd2_decouple; bnd_prev / bnd_next and
 /// prev / next are the neighbours' buffers and couplings (periodic K = 2:
 /// both the same neighbour; closed line ends and Only: not read, pass any
-/// batch). Throws kband::Error for a plan whose dropped entries exceed
-/// epsilon (built with exact_reduced: use distd2_reduced_solve) or an
-/// unusable 2x2 determinant. No fence.
+/// batch). hc: the halos' share from distd2_add_halos (split decoupling).
+/// Throws kband::Error for a plan whose dropped entries exceed epsilon
+/// (built with exact_reduced: use distd2_reduced_solve) or an unusable 2x2
+/// determinant. No fence.
 template <class Exec, class T, int SZ, class Mem>
 void distd2_couple(const Exec& exec, const DistD2Plan<T, Mem>& plan, const GroupedBatch<T, SZ, Mem>& bnd,
                    const GroupedBatch<T, SZ, Mem>& bnd_prev, const DistD2Coupling<T>& prev,
@@ -450,42 +538,11 @@ void distd2_couple(const Exec& exec, const DistD2Plan<T, Mem>& plan, const Group
                    const GroupedBatch<T, SZ, Mem>* hc = nullptr) {
   const char* fn = "kband::distd2_couple";
   impl::ProfilingRegion region(fn);
-  const int nsys = impl::distd2_check_phase<Exec>(fn, plan, "out", out, row0, "bnd", bnd);
-  const double eps = std::numeric_limits<T>::epsilon();
-  impl::require(plan.position() == DistD2Position::Only || plan.dropped() <= eps,
-                impl::concat(fn, ": the plan drops coupling entries up to ", plan.dropped(),
-                             " > epsilon; solve the reduced system (distd2_reduced_solve, distd2_substitute)"));
-  const DistD2Coupling<T>& c = plan.coupling();
-  impl::DistD2Ends<T, SZ, Mem> ends;
-  ends.xs = ends.xe = bnd.view();
-  auto det = [&](T v, const char* where) {
-    impl::require(impl::usable_pivot(v), impl::concat(fn, ": the 2x2 system across the ", where,
-                                                      " boundary is singular (determinant ", v, ")"));
-    return T(1) / v;
-  };
-  if (plan.position() == DistD2Position::Only) {
-    impl::distd2_own_system(fn, plan, ends.ps, ends.pe, ends.ws);
-    ends.we = ends.ws;
-    ends.is = 1;
-    ends.ie = 0;
-  } else {
-    if (plan.has_prev()) {
-      impl::distd2_check_rows<Exec>(fn, "bnd_prev", bnd_prev, nsys, 2);
-      ends.xs = bnd_prev.view();
-      ends.is = 1;
-      ends.ps = c.first_prev;
-      ends.ws = det(T(1) - c.first_prev * prev.last_next, "lower");
-    }
-    if (plan.has_next()) {
-      impl::distd2_check_rows<Exec>(fn, "bnd_next", bnd_next, nsys, 2);
-      ends.xe = bnd_next.view();
-      ends.ie = 0;
-      ends.pe = c.last_next;
-      ends.we = det(T(1) - next.first_prev * c.last_next, "upper");
-    }
-  }
-  if (hc) impl::distd2_check_rows<Exec>(fn, "hc", *hc, nsys, 1);
-  impl::distd2_substitute_impl(fn, exec, plan, bnd, ends, out, row0, hc);
+  const int nsys = out.nsys();
+  if (plan.has_prev()) impl::distd2_check_rows<Exec>(fn, "bnd_prev", bnd_prev, nsys, 2);
+  if (plan.has_next()) impl::distd2_check_rows<Exec>(fn, "bnd_next", bnd_next, nsys, 2);
+  impl::distd2_couple_rows(fn, exec, plan, bnd, bnd_prev, 1, "bnd_prev", prev, bnd_next, 0, "bnd_next", next, out,
+                           row0, hc);
 }
 
 /// Algorithm 7 with the boundary unknowns already solved: solved(s, 0) = x_0,

@@ -189,6 +189,8 @@ struct DistD2DecoupleKernel {
   int row0, nsys;
   T P = 0, Q = 0, det_inv = 1;  // Local only
   bool zero_halo = false;       // halos taken as zero (distd2_decouple_interior)
+  bool copy_ends = false;       // rows 0, 1 -> first, rows n-2, n-1 -> last (the neighbours' halos)
+  GroupedView<T, SZ, Mem> first, last;
 
   KOKKOS_INLINE_FUNCTION T point(const int g, const int l, const int q) const {
     const int n = p.n;
@@ -273,6 +275,12 @@ struct DistD2DecoupleKernel {
       ds = sc + m.team_rank();
       drow = static_cast<size_t>(m.team_size());
     }
+    if (copy_ends)
+      for (int r = 0; r < 2; ++r)
+        for (int l = 0; l < nlc; ++l) {
+          first(g, r, l0 + l) = in(g, row0 + r, l0 + l);
+          last(g, r, l0 + l) = in(g, row0 + n - 2 + r, l0 + l);
+        }
     T dprev[W], dot[W];
     for (int l = 0; l < W; ++l) dprev[l] = dot[l] = 0;
     const int e0 = n < 2 ? n : 2;
@@ -353,6 +361,8 @@ struct DistD2AddHalosKernel {
   DistD2Data<T, Mem> p;
   GroupedView<T, SZ, Mem> lo, hi, out, bnd, hc;
   int row0, nsys;
+  bool copy_bnd = false;  // D_0 -> d_first(g, 0, l), D_{n-1} -> d_last(g, 0, l) too
+  GroupedView<T, SZ, Mem> d_first, d_last;
 
   KOKKOS_INLINE_FUNCTION T part(const int g, const int l, const int j) const {
     const T* c;
@@ -376,8 +386,14 @@ struct DistD2AddHalosKernel {
     const T dd3 = p.w(n - 3) * dd1;
     const T dd2 = p.f(n - 2) * (part(g, l, n - 2) - p.r(n - 2) * dd3);
     const T ddl = p.f(n - 1) * (part(g, l, n - 1) - p.r(n - 1) * dd2);
-    bnd(g, 0, l) += p.g(0) * dd0 + p.G * dd1 + p.g(n - 2) * dd2 + p.g(n - 1) * ddl;
-    bnd(g, 1, l) += ddl;
+    const T D0 = bnd(g, 0, l) + (p.g(0) * dd0 + p.G * dd1 + p.g(n - 2) * dd2 + p.g(n - 1) * ddl);
+    const T Dn = bnd(g, 1, l) + ddl;
+    bnd(g, 0, l) = D0;
+    bnd(g, 1, l) = Dn;
+    if (copy_bnd) {
+      d_first(g, 0, l) = D0;
+      d_last(g, 0, l) = Dn;
+    }
     out(g, row0 + n - 2, l) += dd2;
     hc(g, 0, l) = dd1;
   }
