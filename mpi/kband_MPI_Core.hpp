@@ -168,8 +168,12 @@ struct CommConfig {
   bool gpu_aware = gpu_aware_default();
   BufferPath path = path_default();
   /// First MPI tag kband uses on the grid's communicator (kband uses tags
-  /// tag_base .. tag_base + 19).
+  /// tag_base .. tag_base + 21).
   int tag_base = 7200;
+  /// kband::mpi::DistDerivative: one message each way per call (the halo
+  /// rows and the boundary rows together) where every subdomain is long
+  /// enough (DistD2Plan::far() below epsilon); false: two exchanges.
+  bool one_message = true;
 };
 
 /// True when buffers in memory space Mem are passed to MPI directly.

@@ -1,24 +1,32 @@
 // kband::mpi::DistDerivative: a compact operator (kband::CompactScheme: first
 // or second derivative, mid-point interpolation, staggered derivative)
 // applied along the x-, y- or z-lines of a block-distributed 3D field, by
-// DistD2 (kband_DistD2.hpp) with one subdomain per rank along the direction:
+// DistD2 (kband_DistD2.hpp) with one subdomain per rank along the direction.
+// The seed's four phases:
 //
-//   1. halo exchange of the 2 rows next to each subdomain end (non-blocking,
-//      packed on the device)                         -> HaloExchange
-//   2. distd2_decouple: RHS stencil fused into the forward pass; while the
-//      halos travel it runs with zero halos (distd2_decouple_interior), and
-//      their share is added when they arrive (distd2_add_halos, O(1) per
-//      line, and in the substitution): the exchange overlaps the decoupling.
-//      With n >= kDistD2SplitMinRows and no exact reduced solve, the
-//      decoupling kernel itself stores the end rows into the neighbours'
-//      receive buffers (CUDA IPC), distd2_add_halos stores the boundary rows
-//      of step 3, and step 4 reads the neighbours' rows where they arrive
-//      (DistDerivative::fused): no pack or unpack kernels.
+//   1. halo exchange of the 2 rows next to each subdomain end
+//   2. distd2_decouple: RHS stencil fused into the forward pass
 //   3. exchange of the boundary rows (D_0 to the previous rank, D_{n-1} to the
 //      next one; periodic pair between the last and first ranks)
 //   4. distd2_couple: the 2x2 systems across both boundaries, substitution.
 //
-// Only neighbour communication, two messages each way per call, through
+// run as follows (n = local rows):
+//  * One message (default, CommConfig::one_message, when every subdomain's
+//    plan has far() below epsilon -- true well above the truncation bound):
+//    the decoupling runs with zero halos (distd2_decouple_interior; the halos
+//    enter linearly) and its kernel stores this subdomain's two end rows and
+//    its interior boundary rows straight into the neighbours' receive buffers
+//    (CUDA IPC; into the send buffers for MPI otherwise); after one exchange,
+//    distd2_couple_one_message adds the halos' share, forms the neighbours'
+//    boundary rows from their messages, solves the 2x2 systems and
+//    substitutes. Two kernels and one message each way per call.
+//  * Two messages (n >= 5 otherwise): the same decoupling sends the end rows;
+//    distd2_add_halos adds their share and stores the boundary rows for the
+//    neighbours; distd2_couple reads theirs where they arrive.
+//  * n < 5, or DistD2Options::exact_reduced: phases 1-4 as listed (with
+//    pack / unpack kernels; exact reduced solve: see below).
+//
+// Only neighbour communication, one or two messages each way per call, through
 // GPU-aware MPI, host staging or CUDA IPC (CommConfig::path). A direction
 // held by one rank is solved without MPI (Position Only: exact, periodic
 // wrap or closures). Periodic operators need a periodic grid direction (when
@@ -108,6 +116,16 @@ class DistDerivative {
     }
     if (P > 1) {
       exchange_couplings(comm, cfg.tag_base + 18);
+      // one message each way where every subdomain allows it (collective)
+      int ok = cfg.one_message && n >= kDistD2SplitMinRows && plan_.far() <= std::numeric_limits<T>::epsilon();
+      int all = 0;
+      check(MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm), "MPI_Allreduce");
+      one_message_ = all == 1;
+      if (one_message_) {
+        exchange_edges(comm, cfg.tag_base + 20);
+        msg_ = HaloExchange<T, SZ, Mem>(grid, dir, 3, nsys, 3, cfg, impl::kDistD2Channel);
+        return;
+      }
       bnd_prev_ = lines_type("kband::mpi::bnd_prev", nsys, 2);
       bnd_next_ = lines_type("kband::mpi::bnd_next", nsys, 2);
       halo_ = HaloExchange<T, SZ, Mem>(grid, dir, 2, nsys, n, cfg, impl::kHaloChannel);
@@ -149,8 +167,11 @@ class DistDerivative {
       sw.lap(times ? &times->halo : nullptr);
       distd2_decouple(exec, plan_, in, lo_, hi_, out, bnd_);
       sw.lap(times ? &times->decouple : nullptr);
+    } else if (one_message_) {
+      apply_one_message(exec, in, out, times);
+      return;
     } else if (n_ >= kDistD2SplitMinRows && reduced_.subdomains() < 2) {
-      fused(exec, in, out, times);
+      apply_two_messages(exec, in, out, times);
       return;
     } else if (n_ >= kDistD2SplitMinRows) {
       // the halos travel while the decoupling runs with zero halos; their
@@ -222,6 +243,8 @@ class DistDerivative {
   const DistD2Plan<T, Mem>& plan() const { return plan_; }
   /// True when message buffers go to MPI directly (GPU-aware MPI or host memory).
   bool direct() const { return direct_; }
+  /// True when apply() sends one message each way (CommConfig::one_message).
+  bool one_message() const { return one_message_; }
 
  private:
   /// Fences and reads the time at each lap when timing is requested.
@@ -244,6 +267,28 @@ class DistDerivative {
     }
   };
 
+  /// One message each way (CommConfig::one_message, when every plan's
+  /// far() is below epsilon): the decoupling kernel (zero halos) stores this
+  /// subdomain's two end rows and its interior boundary row into the
+  /// neighbours' receive buffers (CUDA IPC; the send buffers otherwise);
+  /// distd2_couple_one_message adds the halos' share, forms the neighbours'
+  /// boundary rows, solves the 2x2 systems and substitutes. Two kernels, one
+  /// exchange.
+  template <class Exec>
+  void apply_one_message(const Exec& exec, const lines_type& in, const lines_type& out, PhaseTimes* times) {
+    Stopwatch<Exec> sw(exec, times);
+    const auto to = msg_.targets();  // (rows 0, 1, D_0 -> prev; rows n-2, n-1, D_{n-1} -> next)
+    distd2_decouple_interior(exec, plan_, in, out, bnd_, 0, &to.first, &to.second);
+    sw.lap(times ? &times->decouple : nullptr);
+    msg_.post(exec);
+    msg_.wait(exec);
+    sw.lap(times ? &times->boundary : nullptr);
+    const auto from = msg_.received();
+    distd2_couple_one_message(exec, plan_, in, bnd_, from.first, cpl_prev_, edges_prev_, from.second, cpl_next_,
+                              edges_next_, out);
+    sw.lap(times ? &times->substitute : nullptr);
+  }
+
   /// P > 1 ranks, n >= kDistD2SplitMinRows: the messages are written by the
   /// kernels that produce them, straight into the neighbours' receive buffers
   /// under CUDA IPC (into the send buffers otherwise), and read where they
@@ -253,7 +298,7 @@ class DistDerivative {
   /// final boundary rows D_0 / D_{n-1} for the neighbours; the substitution
   /// reads theirs from the receive buffer. Four kernels, no packing.
   template <class Exec>
-  void fused(const Exec& exec, const lines_type& in, const lines_type& out, PhaseTimes* times) {
+  void apply_two_messages(const Exec& exec, const lines_type& in, const lines_type& out, PhaseTimes* times) {
     const char* fn = "kband::mpi::DistDerivative::apply";
     Stopwatch<Exec> sw(exec, times);
     const auto ends = halo_.targets();  // (rows 0, 1 -> prev; rows n-2, n-1 -> next)
@@ -316,6 +361,22 @@ class DistDerivative {
     }
   }
 
+  /// The neighbours' plan entries facing this subdomain (one-message mode):
+  /// the previous rank's last_edges(), the next rank's first_edges().
+  void exchange_edges(MPI_Comm comm, int tag) {
+    const kband::impl::DistD2Edges<T> f = plan_.first_edges(), l = plan_.last_edges();
+    T mf[4] = {f.a, f.b, f.c, f.d}, ml[4] = {l.a, l.b, l.c, l.d}, from_next[4] = {0, 0, 0, 0},
+      from_prev[4] = {0, 0, 0, 0};
+    check(MPI_Sendrecv(mf, 4, datatype<T>(), grid_.prev(dir_), tag, from_next, 4, datatype<T>(), grid_.next(dir_),
+                       tag, comm, MPI_STATUS_IGNORE),
+          "MPI_Sendrecv");
+    check(MPI_Sendrecv(ml, 4, datatype<T>(), grid_.next(dir_), tag + 1, from_prev, 4, datatype<T>(),
+                       grid_.prev(dir_), tag + 1, comm, MPI_STATUS_IGNORE),
+          "MPI_Sendrecv");
+    edges_prev_ = {from_prev[0], from_prev[1], from_prev[2], from_prev[3]};
+    edges_next_ = {from_next[0], from_next[1], from_next[2], from_next[3]};
+  }
+
   /// The neighbours' DistD2Couplings (4 scalars each way), once per plan.
   void exchange_couplings(MPI_Comm comm, int tag) {
     const DistD2Coupling<T> mine = plan_.coupling();
@@ -337,6 +398,9 @@ class DistDerivative {
   bool direct_ = true;
   DistD2Plan<T, Mem> plan_;
   DistD2Coupling<T> cpl_prev_, cpl_next_;
+  kband::impl::DistD2Edges<T> edges_prev_, edges_next_;
+  bool one_message_ = false;
+  HaloExchange<T, SZ, Mem> msg_;
   lines_type lo_, hi_, hc_, bnd_, bnd_prev_, bnd_next_, win_, wout_, bnd_all_;
   HaloExchange<T, SZ, Mem> halo_, bx_;
   DistD2Reduced<T, Mem> reduced_;

@@ -168,6 +168,12 @@ class DistD2Plan {
     coupling_.last_first = static_cast<T>(p.C);
     coupling_.last_next = static_cast<T>(p.E);
     dropped_ = static_cast<double>(impl::distd2_dropped(p));
+    far_ = static_cast<double>(p.far);
+    if (n_local >= kDistD2SplitMinRows) {
+      first_edges_ = {static_cast<T>(p.f[0]), static_cast<T>(p.f[1]), static_cast<T>(p.g[0]), static_cast<T>(p.G)};
+      last_edges_ = {static_cast<T>(p.f[n_local - 2]), static_cast<T>(p.r[n_local - 2]),
+                     static_cast<T>(p.f[n_local - 1]), static_cast<T>(p.r[n_local - 1])};
+    }
     const double eps = std::numeric_limits<T>::epsilon();
     if (position != DistD2Position::Only && !opt.exact_reduced && dropped_ > eps) {
       const int mn = distd2_min_rows<T>(scheme, position);
@@ -211,6 +217,12 @@ class DistD2Plan {
   const DistD2Coupling<T>& coupling() const { return coupling_; }
   /// max(|B|, |C|): the largest entry DistD2 drops (0 is never reached exactly).
   double dropped() const { return dropped_; }
+  /// The entries a neighbour needs to form this subdomain's boundary rows in
+  /// the one-message mode (distd2_couple_one_message; n >= 5), and what that
+  /// neglects: max(|w_{n-3}|, |g_{n-2}|), the far end's weight in them.
+  const impl::DistD2Edges<T>& first_edges() const { return first_edges_; }
+  const impl::DistD2Edges<T>& last_edges() const { return last_edges_; }
+  double far() const { return far_; }
   const impl::DistD2Data<T, Mem>& data() const { return data_; }
 
  private:
@@ -218,7 +230,8 @@ class DistD2Plan {
   DistD2Position pos_ = DistD2Position::Only;
   DistD2Options opt_;
   DistD2Coupling<T> coupling_;
-  double dropped_ = 0;
+  double dropped_ = 0, far_ = 0;
+  impl::DistD2Edges<T> first_edges_, last_edges_;
   impl::DistD2Data<T, Mem> data_;
 };
 
@@ -310,16 +323,18 @@ void distd2_decouple_impl(const char* fn, const Exec& exec, const DistD2Plan<T, 
   const DistD2Geometry g = S::template geometry<T>(nsys, plan.n(), Local);
   const auto lo = d.lo_closed ? in.view() : halo_lo.view();  // a closed end's halo is not read
   const auto hi = d.hi_closed ? in.view() : halo_hi.view();
-  const bool ends = first != nullptr;
+  const bool ends = first != nullptr, ends_d = ends && first->n() == 3;
   const auto fv = ends ? first->view() : bnd.view(), lv = ends ? last->view() : bnd.view();
   if (g.scratch)
     distd2_launch(fn, exec, g,
                   DistD2DecoupleKernel<Exec, T, SZ, Mem, S::W, S::U, Local, true>{
-                      d, in.view(), lo, hi, out.view(), bnd.view(), row0, nsys, P, Q, det_inv, zero_halo, ends, fv, lv});
+                      d, in.view(), lo, hi, out.view(), bnd.view(), row0, nsys, P, Q, det_inv, zero_halo, ends, fv,
+                      lv, ends_d});
   else
     distd2_launch(fn, exec, g,
                   DistD2DecoupleKernel<Exec, T, SZ, Mem, S::W, S::U, Local, false>{
-                      d, in.view(), lo, hi, out.view(), bnd.view(), row0, nsys, P, Q, det_inv, zero_halo, ends, fv, lv});
+                      d, in.view(), lo, hi, out.view(), bnd.view(), row0, nsys, P, Q, det_inv, zero_halo, ends, fv,
+                      lv, ends_d});
 }
 
 /// Checks shared by the phases: a built plan, the subdomain's rows in the
@@ -400,9 +415,11 @@ void distd2_decouple(const Exec& exec, const DistD2Plan<T, Mem>& plan, const Gro
 ///   distd2_couple(..., out, row0, &hc)   (or distd2_substitute(..., out, row0, &hc))
 /// gives the result of distd2_decouple + distd2_couple up to rounding. Needs
 /// n = plan.n() >= 5 (kDistD2SplitMinRows). With first / last (extents
-/// (nsys, 2), both or neither) the kernel also copies the subdomain's rows 0, 1
-/// into first and rows n-2, n-1 into last: the neighbours' halos, sent by the
-/// same pass that reads them. No fence.
+/// (nsys, 2) or (nsys, 3), both or neither) the kernel also copies the
+/// subdomain's rows 0, 1 into first and rows n-2, n-1 into last: the
+/// neighbours' halos, sent by the same pass that reads them; with 3 rows, row
+/// 2 takes the boundary rows D_0 (first) and D_{n-1} (last) of the zero-halo
+/// decoupling (the one-message mode, distd2_couple_one_message). No fence.
 template <class Exec, class T, int SZ, class Mem>
 void distd2_decouple_interior(const Exec& exec, const DistD2Plan<T, Mem>& plan, const GroupedBatch<T, SZ, Mem>& in,
                               const GroupedBatch<T, SZ, Mem>& out, const GroupedBatch<T, SZ, Mem>& bnd, int row0 = 0,
@@ -417,8 +434,9 @@ void distd2_decouple_interior(const Exec& exec, const DistD2Plan<T, Mem>& plan, 
                                                               " (use distd2_decouple)"));
   impl::require((first == nullptr) == (last == nullptr), impl::concat(fn, ": give both 'first' and 'last' or neither"));
   if (first) {
-    impl::distd2_check_rows<Exec>(fn, "first", *first, nsys, 2);
-    impl::distd2_check_rows<Exec>(fn, "last", *last, nsys, 2);
+    const int rows = first->n() == 3 ? 3 : 2;
+    impl::distd2_check_rows<Exec>(fn, "first", *first, nsys, rows);
+    impl::distd2_check_rows<Exec>(fn, "last", *last, nsys, rows);
   }
   impl::distd2_decouple_impl<false>(fn, exec, plan, in, in, in, out, bnd, row0, T(0), T(0), T(1), true, first, last);
 }
@@ -469,6 +487,40 @@ void distd2_add_halos(const Exec& exec, const DistD2Plan<T, Mem>& plan, const Gr
 }
 
 namespace impl {
+/// The scalars of the 2x2 systems (DistD2Ends without its views): across
+/// the lower boundary s = (D_0 - ps x_s) ws, across the upper one
+/// e = (D_{n-1} - pe x_e) we (x_s, x_e: the neighbours' boundary rows); the
+/// subdomain's own system for Only.
+template <class T, int SZ, class Mem>
+DistD2Ends<T, SZ, Mem> distd2_ends(const char* fn, const DistD2Plan<T, Mem>& plan, const DistD2Coupling<T>& prev,
+                                   const DistD2Coupling<T>& next) {
+  const double eps = std::numeric_limits<T>::epsilon();
+  require(plan.position() == DistD2Position::Only || plan.dropped() <= eps,
+          concat(fn, ": the plan drops coupling entries up to ", plan.dropped(),
+                 " > epsilon; solve the reduced system (distd2_reduced_solve, distd2_substitute)"));
+  const DistD2Coupling<T>& c = plan.coupling();
+  DistD2Ends<T, SZ, Mem> ends;
+  auto det = [&](T v, const char* where) {
+    require(usable_pivot(v),
+            concat(fn, ": the 2x2 system across the ", where, " boundary is singular (determinant ", v, ")"));
+    return T(1) / v;
+  };
+  if (plan.position() == DistD2Position::Only) {
+    distd2_own_system(fn, plan, ends.ps, ends.pe, ends.ws);
+    ends.we = ends.ws;
+    return ends;
+  }
+  if (plan.has_prev()) {
+    ends.ps = c.first_prev;
+    ends.ws = det(T(1) - c.first_prev * prev.last_next, "lower");
+  }
+  if (plan.has_next()) {
+    ends.pe = c.last_next;
+    ends.we = det(T(1) - next.first_prev * c.last_next, "upper");
+  }
+  return ends;
+}
+
 /// distd2_couple with the neighbours' boundary rows anywhere: D_{n-1} of the
 /// previous subdomain in row is of xs, D_0 of the next one in row ie of xe.
 template <class Exec, class T, int SZ, class Mem>
@@ -478,26 +530,14 @@ void distd2_couple_rows(const char* fn, const Exec& exec, const DistD2Plan<T, Me
                         const char* xe_arg, const DistD2Coupling<T>& next, const GroupedBatch<T, SZ, Mem>& out,
                         int row0, const GroupedBatch<T, SZ, Mem>* hc) {
   const int nsys = distd2_check_phase<Exec>(fn, plan, "out", out, row0, "bnd", bnd);
-  const double eps = std::numeric_limits<T>::epsilon();
-  require(plan.position() == DistD2Position::Only || plan.dropped() <= eps,
-          concat(fn, ": the plan drops coupling entries up to ", plan.dropped(),
-                 " > epsilon; solve the reduced system (distd2_reduced_solve, distd2_substitute)"));
-  const DistD2Coupling<T>& c = plan.coupling();
-  DistD2Ends<T, SZ, Mem> ends;
+  DistD2Ends<T, SZ, Mem> ends = distd2_ends<T, SZ, Mem>(fn, plan, prev, next);
   ends.xs = ends.xe = bnd.view();
-  auto det = [&](T v, const char* where) {
-    require(usable_pivot(v),
-            concat(fn, ": the 2x2 system across the ", where, " boundary is singular (determinant ", v, ")"));
-    return T(1) / v;
-  };
   auto check_row = [&](const GroupedBatch<T, SZ, Mem>& b, int row, const char* arg) {
     require(b.nsys() == nsys && row >= 0 && row < b.n(),
             concat(fn, ": argument '", arg, "' (", b.label(), ") has extents (nsys=", b.nsys(), ", n=", b.n(),
                    "), expected nsys=", nsys, " and row ", row));
   };
   if (plan.position() == DistD2Position::Only) {
-    distd2_own_system(fn, plan, ends.ps, ends.pe, ends.ws);
-    ends.we = ends.ws;
     ends.is = 1;
     ends.ie = 0;
   } else {
@@ -505,15 +545,11 @@ void distd2_couple_rows(const char* fn, const Exec& exec, const DistD2Plan<T, Me
       check_row(xs, is, xs_arg);
       ends.xs = xs.view();
       ends.is = is;
-      ends.ps = c.first_prev;
-      ends.ws = det(T(1) - c.first_prev * prev.last_next, "lower");
     }
     if (plan.has_next()) {
       check_row(xe, ie, xe_arg);
       ends.xe = xe.view();
       ends.ie = ie;
-      ends.pe = c.last_next;
-      ends.we = det(T(1) - next.first_prev * c.last_next, "upper");
     }
   }
   if (hc) distd2_check_rows<Exec>(fn, "hc", *hc, nsys, 1);
@@ -543,6 +579,44 @@ void distd2_couple(const Exec& exec, const DistD2Plan<T, Mem>& plan, const Group
   if (plan.has_next()) impl::distd2_check_rows<Exec>(fn, "bnd_next", bnd_next, nsys, 2);
   impl::distd2_couple_rows(fn, exec, plan, bnd, bnd_prev, 1, "bnd_prev", prev, bnd_next, 0, "bnd_next", next, out,
                            row0, hc);
+}
+
+/// The one-message mode of DistD2 across subdomains (what kband::mpi uses):
+///   distd2_decouple_interior(exec, plan, in, out, bnd, row0, &to_prev, &to_next);  // (nsys, 3) messages
+///   (to_prev reaches the previous subdomain as its from_next, to_next the next one as its from_prev)
+///   distd2_couple_one_message(exec, plan, in, bnd, from_prev, cpl_prev, edges_prev,
+///                             from_next, cpl_next, edges_next, out, row0);
+/// edges_prev = the previous plan's last_edges(), edges_next = the next
+/// plan's first_edges(). Each side adds the halos' share to its own boundary
+/// rows and forms its neighbours' from their messages and its own end rows,
+/// neglecting their far-end shares: valid when every plan's far() is below
+/// epsilon (throws kband::Error otherwise). One exchange per call instead of
+/// two. No fence.
+template <class Exec, class T, int SZ, class Mem>
+void distd2_couple_one_message(const Exec& exec, const DistD2Plan<T, Mem>& plan, const GroupedBatch<T, SZ, Mem>& in,
+                               const GroupedBatch<T, SZ, Mem>& bnd, const GroupedBatch<T, SZ, Mem>& from_prev,
+                               const DistD2Coupling<T>& cpl_prev, const impl::DistD2Edges<T>& edges_prev,
+                               const GroupedBatch<T, SZ, Mem>& from_next, const DistD2Coupling<T>& cpl_next,
+                               const impl::DistD2Edges<T>& edges_next, const GroupedBatch<T, SZ, Mem>& out,
+                               int row0 = 0) {
+  const char* fn = "kband::distd2_couple_one_message";
+  impl::ProfilingRegion region(fn);
+  const int nsys = impl::distd2_check_phase<Exec>(fn, plan, "out", out, row0, "bnd", bnd);
+  impl::distd2_check_field<Exec>(fn, "in", in, nsys, row0, plan.n());
+  impl::require(plan.n() >= kDistD2SplitMinRows && plan.position() != DistD2Position::Only,
+                impl::concat(fn, ": needs a subdomain of a split line with n_local >= ", kDistD2SplitMinRows));
+  const double eps = std::numeric_limits<T>::epsilon();
+  impl::require(plan.far() <= eps, impl::concat(fn, ": the far-end weight ", plan.far(), " exceeds epsilon ", eps,
+                                                " (use distd2_add_halos and distd2_couple)"));
+  if (plan.has_prev()) impl::distd2_check_rows<Exec>(fn, "from_prev", from_prev, nsys, 3);
+  if (plan.has_next()) impl::distd2_check_rows<Exec>(fn, "from_next", from_next, nsys, 3);
+  const impl::DistD2Ends<T, SZ, Mem> ends = impl::distd2_ends<T, SZ, Mem>(fn, plan, cpl_prev, cpl_next);
+  if (nsys == 0) return;
+  using S = impl::distd2_shape<Exec, SZ>;
+  impl::distd2_launch(fn, exec, S::template geometry<T>(nsys, plan.n(), false),
+                      impl::DistD2OneMessageKernel<Exec, T, SZ, Mem, S::W, S::U>{
+                          plan.data(), in.view(), bnd.view(), out.view(), from_prev.view(), from_next.view(),
+                          edges_prev, edges_next, ends, plan.has_prev(), plan.has_next(), row0, nsys});
 }
 
 /// Algorithm 7 with the boundary unknowns already solved: solved(s, 0) = x_0,

@@ -279,6 +279,76 @@ TEST(DistD2Phases, HalosAddedAfterTheDecouplingEveryOperator) {
       }
 }
 
+// The one-message mode of the MPI layer, on one process: each subdomain's
+// decoupling writes its messages (end rows and interior boundary row), the
+// coupling reads the neighbours' messages and its own end rows.
+template <class T, int SZ>
+void run_one_message(const CompactScheme& op, const std::vector<int>& len, int nsys) {
+  Exec exec;
+  const int K = static_cast<int>(len.size());
+  int n = 0;
+  for (int l : len) n += l;
+  const auto whole = make_input<T, SZ>(nsys, n, op.periodic(), 0.1);
+  std::vector<GB<T, SZ>> in, out, bnd, to_prev, to_next;
+  std::vector<DistD2Plan<T>> plan;
+  int off = 0;
+  for (int k = 0; k < K; ++k) {
+    const DistD2Position pos = k == 0 ? DistD2Position::First : (k == K - 1 ? DistD2Position::Last : DistD2Position::Interior);
+    plan.emplace_back(exec, op, len[k], pos);
+    ASSERT_LE(plan.back().far(), std::numeric_limits<T>::epsilon()) << "n_local=" << len[k];
+    in.emplace_back("in_k", nsys, len[k]);
+    kband::distd2_copy_rows(exec, whole, off, in.back(), 0, len[k]);
+    out.push_back(make_output<T, SZ>(nsys, len[k]));
+    bnd.push_back(make_output<T, SZ>(nsys, 2));
+    to_prev.push_back(make_output<T, SZ>(nsys, 3));
+    to_next.push_back(make_output<T, SZ>(nsys, 3));
+    off += len[k];
+  }
+  for (int k = 0; k < K; ++k)
+    kband::distd2_decouple_interior(exec, plan[k], in[k], out[k], bnd[k], 0, &to_prev[k], &to_next[k]);
+  for (int k = 0; k < K; ++k) {
+    const int kp = (k + K - 1) % K, kn = (k + 1) % K;
+    kband::distd2_couple_one_message(exec, plan[k], in[k], bnd[k], to_next[kp], plan[kp].coupling(),
+                                     plan[kp].last_edges(), to_prev[kn], plan[kn].coupling(), plan[kn].first_edges(),
+                                     out[k]);
+  }
+  GB<T, SZ> joined = make_output<T, SZ>(nsys, n);
+  off = 0;
+  for (int k = 0; k < K; ++k) {
+    kband::distd2_copy_rows(exec, out[k], 0, joined, off, len[k]);
+    off += len[k];
+  }
+  exec.fence();
+  const auto single = apply_distd2(op, whole, len);
+  EXPECT_LE(rel_diff(joined, single), 256 * std::numeric_limits<T>::epsilon())
+      << "K=" << K << " periodic=" << op.periodic() << " op=" << kband::compact_operator_name(op.op());
+}
+
+TEST(DistD2Phases, OneMessagePerNeighbourEveryOperator) {
+  for (bool per : {true, false})
+    for (CompactOperator o : {CompactOperator::FirstDerivative, CompactOperator::SecondDerivative,
+                              CompactOperator::Interpolation, CompactOperator::StaggeredDerivative})
+      for (const std::vector<int>& len : std::vector<std::vector<int>>{{70, 75}, {66, 90, 71}}) {
+        int n = 0;
+        for (int l : len) n += l;
+        run_one_message<double, kSZ>(make_scheme(o, per, n), len, kSZ + 3);
+        run_one_message<float, kOtherSZ>(make_scheme(o, per, n), len, 5);
+      }
+}
+
+TEST(DistD2Phases, OneMessageRefusesShortSubdomains) {
+  Exec exec;
+  const auto op = make_scheme(CompactOperator::FirstDerivative, true, 24);
+  kband::DistD2Options opt;
+  opt.exact_reduced = true;  // a plan below the truncation bound
+  DistD2Plan<double> plan(exec, op, 12, DistD2Position::Interior, opt);
+  ASSERT_GT(plan.far(), std::numeric_limits<double>::epsilon());
+  GB<double, kSZ> in("in", 3, 12), out("out", 3, 12), bnd("bnd", 3, 2), msg("msg", 3, 3);
+  EXPECT_THROW(kband::distd2_couple_one_message(exec, plan, in, bnd, msg, plan.coupling(), plan.last_edges(), msg,
+                                                plan.coupling(), plan.first_edges(), out),
+               kband::Error);
+}
+
 TEST(DistD2Errors, BadArguments) {
   Exec exec;
   const CompactScheme op = CompactScheme::first_derivative(0.01);

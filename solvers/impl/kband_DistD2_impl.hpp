@@ -24,6 +24,7 @@
 
 #include "kband_Compact_impl.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <vector>
@@ -38,6 +39,7 @@ namespace impl {
 struct DistD2Pre {
   std::vector<long double> f, r, g, sa, sc, w;
   long double A = 0, B = 0, C = 0, E = 0, G = 0;
+  long double far = 0;  // max(|w_{n-3}|, |g_{n-2}|): what a neighbour's view of D drops (DistD2Edges)
   int bad_row = 0;  // 1-based row of an unusable pivot, 0 if none
 };
 
@@ -93,6 +95,7 @@ DistD2Pre distd2_preprocess(const Scheme& s, int n, bool lo_closed, bool hi_clos
   if (n >= 4) p.w[1] = 1;
   for (int j = 2; j <= n - 3; ++j) p.w[j] = -p.f[j] * p.r[j] * p.w[j - 1];
   for (int j = 1; j <= n - 3; ++j) p.G += p.g[j] * p.w[j];
+  if (n >= 5) p.far = std::max(std::fabs(p.w[n - 3]), std::fabs(p.g[n - 2]));
   p.A = w0 * p.sa[0];
   p.B = -w0 * p.sc[0] * scb[1];
   p.C = p.sa[n - 1];
@@ -191,6 +194,7 @@ struct DistD2DecoupleKernel {
   bool zero_halo = false;       // halos taken as zero (distd2_decouple_interior)
   bool copy_ends = false;       // rows 0, 1 -> first, rows n-2, n-1 -> last (the neighbours' halos)
   GroupedView<T, SZ, Mem> first, last;
+  bool ends_d = false;          // and D_0 -> first row 2, D_{n-1} -> last row 2 (DistD2 one-message mode)
 
   KOKKOS_INLINE_FUNCTION T point(const int g, const int l, const int q) const {
     const int n = p.n;
@@ -307,6 +311,11 @@ struct DistD2DecoupleKernel {
         bnd(g, 0, l0 + l) = dot[l];
         bnd(g, 1, l0 + l) = dprev[l];
       }
+      if (ends_d)
+        for (int l = 0; l < nlc; ++l) {
+          first(g, 2, l0 + l) = dot[l];
+          last(g, 2, l0 + l) = dprev[l];
+        }
     }
   }
 };
@@ -349,13 +358,46 @@ struct DistD2SubstituteKernel {
   }
 };
 
+/// The RHS part of row j from points beyond the subdomain: halo rows
+/// lo = (x_{-2}, x_{-1}), hi = (x_n, x_{n+1}).
+template <class T>
+KOKKOS_INLINE_FUNCTION T distd2_halo_part(const CompactStencil<T>& st, const int j, const int n, const bool lo_closed,
+                                          const bool hi_closed, const T lo0, const T lo1, const T hi0, const T hi1) {
+  const T* c;
+  int o;
+  st.window(j, n, lo_closed, hi_closed, c, o);
+  T r = 0;
+  for (int q = 0; q < 5; ++q) {
+    const int i = j + o + q;
+    if (c[q] == T(0) || (i >= 0 && i < n)) continue;
+    r += c[q] * (i == -2 ? lo0 : (i == -1 ? lo1 : (i == n ? hi0 : hi1)));
+  }
+  return r;
+}
+
 /// The halos' share of a decoupling run with zero halos (linearity: they
 /// enter only the RHS of rows 0, 1, n-2, n-1). Per system: the RHS parts
-/// dr of those rows, the forward values' changes dd_0, dd_1 (row 1 is only
+/// of those rows, the forward values' changes dd_0, dd_1 (row 1 is only
 /// normalised), dd_{n-3} = w_{n-3} dd_1, dd_{n-2}, dd_{n-1}; then
 /// D_0 += g_0 dd_0 + G dd_1 + g_{n-2} dd_{n-2}, D_{n-1} += dd_{n-1},
 /// d_{n-2} += dd_{n-2}, and hc = dd_1 for the substitution (d_j += w_j hc).
 /// n >= 5 (the four rows distinct, w_{n-3} past row 1).
+template <class T, class Mem>
+struct DistD2HaloShare {
+  T dd1, dd2, dD0, dDn;
+  KOKKOS_INLINE_FUNCTION DistD2HaloShare(const DistD2Data<T, Mem>& p, const T lo0, const T lo1, const T hi0,
+                                         const T hi1) {
+    const int n = p.n;
+    auto part = [&](int j) { return distd2_halo_part(p.stencil, j, n, p.lo_closed, p.hi_closed, lo0, lo1, hi0, hi1); };
+    const T dd0 = p.f(0) * part(0);
+    dd1 = p.f(1) * (part(1) - p.r(1) * dd0);
+    const T dd3 = p.w(n - 3) * dd1;
+    dd2 = p.f(n - 2) * (part(n - 2) - p.r(n - 2) * dd3);
+    dDn = p.f(n - 1) * (part(n - 1) - p.r(n - 1) * dd2);
+    dD0 = p.g(0) * dd0 + p.G * dd1 + p.g(n - 2) * dd2 + p.g(n - 1) * dDn;
+  }
+};
+
 template <class T, int SZ, class Mem>
 struct DistD2AddHalosKernel {
   DistD2Data<T, Mem> p;
@@ -364,38 +406,81 @@ struct DistD2AddHalosKernel {
   bool copy_bnd = false;  // D_0 -> d_first(g, 0, l), D_{n-1} -> d_last(g, 0, l) too
   GroupedView<T, SZ, Mem> d_first, d_last;
 
-  KOKKOS_INLINE_FUNCTION T part(const int g, const int l, const int j) const {
-    const T* c;
-    int o;
-    p.stencil.window(j, p.n, p.lo_closed, p.hi_closed, c, o);
-    T r = 0;
-    for (int q = 0; q < 5; ++q) {
-      const int i = j + o + q;
-      if (c[q] == T(0) || (i >= 0 && i < p.n)) continue;
-      r += c[q] * (i < 0 ? lo(g, i + 2, l) : hi(g, i - p.n, l));
-    }
-    return r;
-  }
-
   KOKKOS_INLINE_FUNCTION void operator()(const size_t k) const {
     const int g = static_cast<int>(k / SZ), l = static_cast<int>(k % SZ);
     if (g * SZ + l >= nsys) return;
     const int n = p.n;
-    const T dd0 = p.f(0) * part(g, l, 0);
-    const T dd1 = p.f(1) * (part(g, l, 1) - p.r(1) * dd0);
-    const T dd3 = p.w(n - 3) * dd1;
-    const T dd2 = p.f(n - 2) * (part(g, l, n - 2) - p.r(n - 2) * dd3);
-    const T ddl = p.f(n - 1) * (part(g, l, n - 1) - p.r(n - 1) * dd2);
-    const T D0 = bnd(g, 0, l) + (p.g(0) * dd0 + p.G * dd1 + p.g(n - 2) * dd2 + p.g(n - 1) * ddl);
-    const T Dn = bnd(g, 1, l) + ddl;
+    const DistD2HaloShare<T, Mem> h(p, p.lo_closed ? T(0) : lo(g, 0, l), p.lo_closed ? T(0) : lo(g, 1, l),
+                                    p.hi_closed ? T(0) : hi(g, 0, l), p.hi_closed ? T(0) : hi(g, 1, l));
+    const T D0 = bnd(g, 0, l) + h.dD0;
+    const T Dn = bnd(g, 1, l) + h.dDn;
     bnd(g, 0, l) = D0;
     bnd(g, 1, l) = Dn;
     if (copy_bnd) {
       d_first(g, 0, l) = D0;
       d_last(g, 0, l) = Dn;
     }
-    out(g, row0 + n - 2, l) += dd2;
-    hc(g, 0, l) = dd1;
+    out(g, row0 + n - 2, l) += h.dd2;
+    hc(g, 0, l) = h.dd1;
+  }
+};
+
+/// A neighbour's plan entries at the rows that face this subdomain: its
+/// first rows (a, b, c, d) = (f_0, f_1, g_0, G) when it is the next
+/// subdomain, its last rows (f_{n-2}, r_{n-2}, f_{n-1}, r_{n-1}) when it is
+/// the previous one (r_{n-2} multiplies the share that is dropped).
+template <class T>
+struct DistD2Edges {
+  T a = 0, b = 0, c = 0, d = 0;
+};
+
+/// DistD2 with one message each way (the MPI layer's one-message mode): the
+/// decoupling (zero halos) sent each neighbour this subdomain's two end rows
+/// and its interior boundary row (rows 0, 1, 2 of the messages); with the
+/// neighbours' messages `from_prev` / `from_next` (extents (nsys, 3)) each
+/// system here adds the halos' share to its own D_0, D_{n-1}, forms the
+/// neighbours' boundary rows from their interior rows and its own end rows
+/// (dropping only the neighbours' far-end shares, below epsilon by
+/// DistD2Plan::far()), solves both 2x2 systems and substitutes.
+template <class Exec, class T, int SZ, class Mem, int W, int U>
+struct DistD2OneMessageKernel {
+  DistD2Data<T, Mem> p;
+  GroupedView<T, SZ, Mem> in, bnd, out, from_prev, from_next;
+  DistD2Edges<T> prev, next;  // prev: its last rows; next: its first rows
+  DistD2Ends<T, SZ, Mem> ends;  // ps, ws, pe, we only
+  bool has_prev, has_next;
+  int row0, nsys;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const typename Kokkos::TeamPolicy<Exec>::member_type& m) const {
+    const DistD2Lanes<SZ, W> ln(m.league_rank() * m.team_size() + m.team_rank(), nsys);
+    if (ln.nl <= 0) return;
+    const int nlc = W == 1 ? 1 : ln.nl;
+    const int g = ln.g, l0 = ln.l0, n = p.n;
+    const T* c = p.stencil.interior;
+    T s[W], xn[W], h[W];
+    for (int l = 0; l < nlc; ++l) {
+      const int L = l0 + l;
+      const T lo0 = has_prev ? from_prev(g, 0, L) : T(0), lo1 = has_prev ? from_prev(g, 1, L) : T(0);
+      const T hi0 = has_next ? from_next(g, 0, L) : T(0), hi1 = has_next ? from_next(g, 1, L) : T(0);
+      const DistD2HaloShare<T, Mem> mine(p, lo0, lo1, hi0, hi1);
+      T xs = 0, xe = 0;
+      if (has_prev) {  // the previous subdomain's D_{n-1}: its interior row + the share of this one's rows 0, 1
+        const T u0 = in(g, row0, L), u1 = in(g, row0 + 1, L);
+        const T d2 = prev.a * (c[4] * u0);
+        xs = from_prev(g, 2, L) + prev.c * ((c[3] * u0 + c[4] * u1) - prev.d * d2);
+      }
+      if (has_next) {  // the next subdomain's D_0: its interior row + the share of this one's rows n-2, n-1
+        const T u2 = in(g, row0 + n - 2, L), u1 = in(g, row0 + n - 1, L);
+        const T d0 = next.a * (c[0] * u2 + c[1] * u1), d1 = next.b * (c[0] * u1);
+        xe = from_next(g, 2, L) + next.c * d0 + next.d * d1;
+      }
+      s[l] = (bnd(g, 0, L) + mine.dD0 - ends.ps * xs) * ends.ws;
+      xn[l] = (bnd(g, 1, L) + mine.dDn - ends.pe * xe) * ends.we;
+      h[l] = mine.dd1;
+      out(g, row0 + n - 2, L) += mine.dd2;
+    }
+    T* x = &out(g, row0, l0);
+    DistD2Sweep<T, Mem, W, U, true>::run(p, x, SZ, x, SZ, nlc, s, xn, h);
   }
 };
 
