@@ -61,7 +61,7 @@ namespace mpi {
 struct PhaseTimes {
   double reorder = 0;     // field <-> lines (field-level apply only)
   double halo = 0;        // halo exchange (communication; the part not hidden behind the decoupling)
-  double decouple = 0;    // distd2_decouple (or distd2_decouple_interior while the halos travel)
+  double decouple = 0;    // distd2_decouple (or distd2_decouple_interior; one rank along the direction: the whole solve)
   double boundary = 0;    // boundary-row exchange (communication)
   double substitute = 0;  // distd2_couple (2x2 systems + substitution)
   double comm() const { return halo + boundary; }
@@ -161,12 +161,17 @@ class DistDerivative {
     require_all(grid_.comm(), msg.empty(), msg);
     Stopwatch<Exec> sw(exec, times);
     const GroupedBatch<T, SZ, Mem>* hc = nullptr;
-    if (grid_.dims(dir_) == 1) {  // the whole line is here: halos from the line itself
+    if (grid_.dims(dir_) == 1) {
+      // the whole line is here: halos from the line itself, then decoupling,
+      // the line's own 2x2 system and the substitution in one kernel (as kband::distd2)
       if (!plan_.data().lo_closed) distd2_copy_rows(exec, in, n_ - 2, lo_, 0, 2);
       if (!plan_.data().hi_closed) distd2_copy_rows(exec, in, 0, hi_, 0, 2);
       sw.lap(times ? &times->halo : nullptr);
-      distd2_decouple(exec, plan_, in, lo_, hi_, out, bnd_);
+      T P = 0, Q = 0, det_inv = 1;
+      kband::impl::distd2_own_system(fn, plan_, P, Q, det_inv);
+      kband::impl::distd2_decouple_impl<true>(fn, exec, plan_, in, lo_, hi_, out, bnd_, 0, P, Q, det_inv);
       sw.lap(times ? &times->decouple : nullptr);
+      return;
     } else if (one_message_) {
       apply_one_message(exec, in, out, times);
       return;
@@ -200,13 +205,11 @@ class DistDerivative {
       sw.lap(times ? &times->substitute : nullptr);
       return;
     }
-    if (grid_.dims(dir_) > 1) {  // D_0 -> previous rank's bnd_next row 0, D_{n-1} -> next rank's bnd_prev row 1
-      bx_.start(exec, bnd_);
-      bx_.finish(exec, bnd_prev_, bnd_next_, 1, 0);
-    }
+    // D_0 -> previous rank's bnd_next row 0, D_{n-1} -> next rank's bnd_prev row 1
+    bx_.start(exec, bnd_);
+    bx_.finish(exec, bnd_prev_, bnd_next_, 1, 0);
     sw.lap(times ? &times->boundary : nullptr);
-    distd2_couple(exec, plan_, bnd_, grid_.dims(dir_) > 1 ? bnd_prev_ : bnd_, cpl_prev_,
-                  grid_.dims(dir_) > 1 ? bnd_next_ : bnd_, cpl_next_, out, 0, hc);
+    distd2_couple(exec, plan_, bnd_, bnd_prev_, cpl_prev_, bnd_next_, cpl_next_, out, 0, hc);
     sw.lap(times ? &times->substitute : nullptr);
   }
 
