@@ -39,7 +39,7 @@ void usage() {
       "  --n N           grid points per direction (default 40)\n"
       "  --steps S       time steps (default 150)\n"
       "  --nu NU         kinematic viscosity (default 0.05)\n"
-      "  --dt DT         time step (default: 0.02, or less where the grid needs it: see stable_dt)\n"
+      "  --dt DT         time step (default: 0.02, or smaller on fine grids: the RK3 stability estimate)\n"
       "  --amplitude A   vortex amplitude (default 1)\n"
       "  --print K       print every K-th step (default 10; 1 = every step)\n"
       "  --grid PX,PY,PZ process grid under mpiexec (default 0,0,0 = MPI_Dims_create)\n"
