@@ -368,16 +368,16 @@ class DistDerivative {
   /// the previous rank's last_edges(), the next rank's first_edges().
   void exchange_edges(MPI_Comm comm, int tag) {
     const kband::impl::DistD2Edges<T> f = plan_.first_edges(), l = plan_.last_edges();
-    T mf[4] = {f.a, f.b, f.c, f.d}, ml[4] = {l.a, l.b, l.c, l.d}, from_next[4] = {0, 0, 0, 0},
-      from_prev[4] = {0, 0, 0, 0};
-    check(MPI_Sendrecv(mf, 4, datatype<T>(), grid_.prev(dir_), tag, from_next, 4, datatype<T>(), grid_.next(dir_),
+    T mf[5] = {f.a, f.b, f.c, f.d, f.far}, ml[5] = {l.a, l.b, l.c, l.d, l.far}, from_next[5] = {0, 0, 0, 0, 0},
+      from_prev[5] = {0, 0, 0, 0, 0};
+    check(MPI_Sendrecv(mf, 5, datatype<T>(), grid_.prev(dir_), tag, from_next, 5, datatype<T>(), grid_.next(dir_),
                        tag, comm, MPI_STATUS_IGNORE),
           "MPI_Sendrecv");
-    check(MPI_Sendrecv(ml, 4, datatype<T>(), grid_.next(dir_), tag + 1, from_prev, 4, datatype<T>(),
+    check(MPI_Sendrecv(ml, 5, datatype<T>(), grid_.next(dir_), tag + 1, from_prev, 5, datatype<T>(),
                        grid_.prev(dir_), tag + 1, comm, MPI_STATUS_IGNORE),
           "MPI_Sendrecv");
-    edges_prev_ = {from_prev[0], from_prev[1], from_prev[2], from_prev[3]};
-    edges_next_ = {from_next[0], from_next[1], from_next[2], from_next[3]};
+    edges_prev_ = {from_prev[0], from_prev[1], from_prev[2], from_prev[3], from_prev[4]};
+    edges_next_ = {from_next[0], from_next[1], from_next[2], from_next[3], from_next[4]};
   }
 
   /// The neighbours' DistD2Couplings (4 scalars each way), once per plan.

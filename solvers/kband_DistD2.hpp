@@ -170,9 +170,10 @@ class DistD2Plan {
     dropped_ = static_cast<double>(impl::distd2_dropped(p));
     far_ = static_cast<double>(p.far);
     if (n_local >= kDistD2SplitMinRows) {
-      first_edges_ = {static_cast<T>(p.f[0]), static_cast<T>(p.f[1]), static_cast<T>(p.g[0]), static_cast<T>(p.G)};
+      const T far = static_cast<T>(p.far);
+      first_edges_ = {static_cast<T>(p.f[0]), static_cast<T>(p.f[1]), static_cast<T>(p.g[0]), static_cast<T>(p.G), far};
       last_edges_ = {static_cast<T>(p.f[n_local - 2]), static_cast<T>(p.r[n_local - 2]),
-                     static_cast<T>(p.f[n_local - 1]), static_cast<T>(p.r[n_local - 1])};
+                     static_cast<T>(p.f[n_local - 1]), static_cast<T>(p.r[n_local - 1]), far};
     }
     const double eps = std::numeric_limits<T>::epsilon();
     if (position != DistD2Position::Only && !opt.exact_reduced && dropped_ > eps) {
@@ -589,9 +590,9 @@ void distd2_couple(const Exec& exec, const DistD2Plan<T, Mem>& plan, const Group
 /// edges_prev = the previous plan's last_edges(), edges_next = the next
 /// plan's first_edges(). Each side adds the halos' share to its own boundary
 /// rows and forms its neighbours' from their messages and its own end rows,
-/// neglecting their far-end shares: valid when every plan's far() is below
-/// epsilon (throws kband::Error otherwise). One exchange per call instead of
-/// two. No fence.
+/// neglecting their far-end shares: valid when the plans' far() (this one's,
+/// and the neighbours' in their edges) are below epsilon; throws kband::Error
+/// otherwise. One exchange per call instead of two. No fence.
 template <class Exec, class T, int SZ, class Mem>
 void distd2_couple_one_message(const Exec& exec, const DistD2Plan<T, Mem>& plan, const GroupedBatch<T, SZ, Mem>& in,
                                const GroupedBatch<T, SZ, Mem>& bnd, const GroupedBatch<T, SZ, Mem>& from_prev,
@@ -606,8 +607,10 @@ void distd2_couple_one_message(const Exec& exec, const DistD2Plan<T, Mem>& plan,
   impl::require(plan.n() >= kDistD2SplitMinRows && plan.position() != DistD2Position::Only,
                 impl::concat(fn, ": needs a subdomain of a split line with n_local >= ", kDistD2SplitMinRows));
   const double eps = std::numeric_limits<T>::epsilon();
-  impl::require(plan.far() <= eps, impl::concat(fn, ": the far-end weight ", plan.far(), " exceeds epsilon ", eps,
-                                                " (use distd2_add_halos and distd2_couple)"));
+  const double far = std::max({plan.far(), plan.has_prev() ? static_cast<double>(edges_prev.far) : 0.0,
+                                plan.has_next() ? static_cast<double>(edges_next.far) : 0.0});
+  impl::require(far <= eps, impl::concat(fn, ": the far-end weight ", far, " of this or a neighbouring plan exceeds ",
+                                         "epsilon ", eps, " (use distd2_add_halos and distd2_couple)"));
   if (plan.has_prev()) impl::distd2_check_rows<Exec>(fn, "from_prev", from_prev, nsys, 3);
   if (plan.has_next()) impl::distd2_check_rows<Exec>(fn, "from_next", from_next, nsys, 3);
   const impl::DistD2Ends<T, SZ, Mem> ends = impl::distd2_ends<T, SZ, Mem>(fn, plan, cpl_prev, cpl_next);

@@ -347,6 +347,13 @@ TEST(DistD2Phases, OneMessageRefusesShortSubdomains) {
   EXPECT_THROW(kband::distd2_couple_one_message(exec, plan, in, bnd, msg, plan.coupling(), plan.last_edges(), msg,
                                                 plan.coupling(), plan.first_edges(), out),
                kband::Error);
+  // a long subdomain next to the short one: its neighbour's far() counts too
+  DistD2Plan<double> longer(exec, op, 80, DistD2Position::Interior, opt);
+  ASSERT_LE(longer.far(), std::numeric_limits<double>::epsilon());
+  GB<double, kSZ> in2("in2", 3, 80), out2("out2", 3, 80);
+  EXPECT_THROW(kband::distd2_couple_one_message(exec, longer, in2, bnd, msg, plan.coupling(), plan.last_edges(), msg,
+                                                longer.coupling(), longer.first_edges(), out2),
+               kband::Error);
 }
 
 TEST(DistD2Errors, BadArguments) {

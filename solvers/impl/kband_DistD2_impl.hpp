@@ -432,6 +432,7 @@ struct DistD2AddHalosKernel {
 template <class T>
 struct DistD2Edges {
   T a = 0, b = 0, c = 0, d = 0;
+  T far = 0;  // the neighbour plan's far(): what forming its boundary row here neglects
 };
 
 /// DistD2 with one message each way (the MPI layer's one-message mode): the
