@@ -60,7 +60,7 @@ namespace mpi {
 /// after each phase when a PhaseTimes is passed; accumulated).
 struct PhaseTimes {
   double reorder = 0;     // field <-> lines (field-level apply only)
-  double halo = 0;        // halo exchange (communication; the part not hidden behind the decoupling)
+  double halo = 0;        // halo exchange (communication; two-message mode: the wait and the halos' share)
   double decouple = 0;    // distd2_decouple (or distd2_decouple_interior; one rank along the direction: the whole solve)
   double boundary = 0;    // boundary-row exchange (communication)
   double substitute = 0;  // distd2_couple (2x2 systems + substitution)
@@ -160,7 +160,6 @@ class DistDerivative {
       msg = kband::impl::concat(fn, ": out must not alias in");
     require_all(grid_.comm(), msg.empty(), msg);
     Stopwatch<Exec> sw(exec, times);
-    const GroupedBatch<T, SZ, Mem>* hc = nullptr;
     if (grid_.dims(dir_) == 1) {
       // the whole line is here: halos from the line itself, then decoupling,
       // the line's own 2x2 system and the substitution in one kernel (as kband::distd2)
@@ -178,18 +177,7 @@ class DistDerivative {
     } else if (n_ >= kDistD2SplitMinRows && reduced_.subdomains() < 2) {
       apply_two_messages(exec, in, out, times);
       return;
-    } else if (n_ >= kDistD2SplitMinRows) {
-      // the halos travel while the decoupling runs with zero halos; their
-      // share is added afterwards (distd2_add_halos) and in the substitution
-      halo_.start(exec, in);
-      sw.lap(times ? &times->halo : nullptr);
-      distd2_decouple_interior(exec, plan_, in, out, bnd_);
-      sw.lap(times ? &times->decouple : nullptr);
-      halo_.finish(exec, lo_, hi_);
-      distd2_add_halos(exec, plan_, lo_, hi_, out, bnd_, hc_);
-      hc = &hc_;
-      sw.lap(times ? &times->halo : nullptr);
-    } else {
+    } else {  // n < 5 or the exact reduced solve: the phases in turn
       halo_.start(exec, in);
       halo_.finish(exec, lo_, hi_);
       sw.lap(times ? &times->halo : nullptr);
@@ -201,7 +189,7 @@ class DistDerivative {
       sw.lap(times ? &times->boundary : nullptr);
       distd2_reduced_solve(exec, reduced_, bnd_all_);
       distd2_copy_rows(exec, bnd_all_, 2 * grid_.coord(dir_), bnd_, 0, 2);
-      distd2_substitute(exec, plan_, bnd_, out, 0, hc);
+      distd2_substitute(exec, plan_, bnd_, out);
       sw.lap(times ? &times->substitute : nullptr);
       return;
     }
@@ -209,7 +197,7 @@ class DistDerivative {
     bx_.start(exec, bnd_);
     bx_.finish(exec, bnd_prev_, bnd_next_, 1, 0);
     sw.lap(times ? &times->boundary : nullptr);
-    distd2_couple(exec, plan_, bnd_, bnd_prev_, cpl_prev_, bnd_next_, cpl_next_, out, 0, hc);
+    distd2_couple(exec, plan_, bnd_, bnd_prev_, cpl_prev_, bnd_next_, cpl_next_, out);
     sw.lap(times ? &times->substitute : nullptr);
   }
 

@@ -413,7 +413,7 @@ void distd2_decouple(const Exec& exec, const DistD2Plan<T, Mem>& plan, const Gro
 /// input and the halos enter only the RHS of rows 0, 1, n-2 and n-1, so
 ///   halo exchange posted;  distd2_decouple_interior(exec, plan, in, out, bnd, row0);
 ///   halo exchange done;    distd2_add_halos(exec, plan, halo_lo, halo_hi, out, bnd, hc, row0);
-///   distd2_couple(..., out, row0, &hc)   (or distd2_substitute(..., out, row0, &hc))
+///   distd2_couple(..., out, row0, &hc)
 /// gives the result of distd2_decouple + distd2_couple up to rounding. Needs
 /// n = plan.n() >= 5 (kDistD2SplitMinRows). With first / last (extents
 /// (nsys, 2) or (nsys, 3), both or neither) the kernel also copies the
@@ -444,7 +444,7 @@ void distd2_decouple_interior(const Exec& exec, const DistD2Plan<T, Mem>& plan, 
 
 /// The second half (see distd2_decouple_interior): adds the halos' share to
 /// bnd and to out's row row0+n-2, and writes hc (extents (nsys, 1)), which
-/// distd2_couple / distd2_substitute spread over rows 1 .. n-3. Halos as for
+/// distd2_couple spreads over rows 1 .. n-3. Halos as for
 /// distd2_decouple (not read at a closed line end). With d_first / d_last
 /// (extents (nsys, 1), both or neither) it also writes the final D_0 into
 /// d_first and D_{n-1} into d_last: the messages for the previous and next
@@ -627,15 +627,14 @@ void distd2_couple_one_message(const Exec& exec, const DistD2Plan<T, Mem>& plan,
 /// place in out rows row0 .. row0+n-1. No fence.
 template <class Exec, class T, int SZ, class Mem>
 void distd2_substitute(const Exec& exec, const DistD2Plan<T, Mem>& plan, const GroupedBatch<T, SZ, Mem>& solved,
-                       const GroupedBatch<T, SZ, Mem>& out, int row0 = 0,
-                       const GroupedBatch<T, SZ, Mem>* hc = nullptr) {
+                       const GroupedBatch<T, SZ, Mem>& out, int row0 = 0) {
   const char* fn = "kband::distd2_substitute";
   impl::ProfilingRegion region(fn);
-  const int nsys = impl::distd2_check_phase<Exec>(fn, plan, "out", out, row0, "solved", solved);
-  if (hc) impl::distd2_check_rows<Exec>(fn, "hc", *hc, nsys, 1);
+  impl::distd2_check_phase<Exec>(fn, plan, "out", out, row0, "solved", solved);
   impl::DistD2Ends<T, SZ, Mem> ends;
   ends.xs = ends.xe = solved.view();
-  impl::distd2_substitute_impl(fn, exec, plan, solved, ends, out, row0, hc);
+  impl::distd2_substitute_impl(fn, exec, plan, solved, ends, out, row0,
+                               static_cast<const GroupedBatch<T, SZ, Mem>*>(nullptr));
 }
 
 /// The exact reduced system of a line's 2K boundary unknowns (s_0, e_0, ..,
