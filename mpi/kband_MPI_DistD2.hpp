@@ -352,35 +352,37 @@ class DistDerivative {
     }
   }
 
+  /// count scalars each way with the previous and next rank along the
+  /// direction (blocking; tags tag, tag + 1).
+  void swap_with_neighbours(MPI_Comm comm, int tag, const T* to_prev, const T* to_next, T* from_prev, T* from_next,
+                            int count) {
+    check(MPI_Sendrecv(to_next, count, datatype<T>(), grid_.next(dir_), tag, from_prev, count, datatype<T>(),
+                       grid_.prev(dir_), tag, comm, MPI_STATUS_IGNORE),
+          "MPI_Sendrecv");
+    check(MPI_Sendrecv(to_prev, count, datatype<T>(), grid_.prev(dir_), tag + 1, from_next, count, datatype<T>(),
+                       grid_.next(dir_), tag + 1, comm, MPI_STATUS_IGNORE),
+          "MPI_Sendrecv");
+  }
+
   /// The neighbours' plan entries facing this subdomain (one-message mode):
   /// the previous rank's last_edges(), the next rank's first_edges().
   void exchange_edges(MPI_Comm comm, int tag) {
     const kband::impl::DistD2Edges<T> f = plan_.first_edges(), l = plan_.last_edges();
-    T mf[5] = {f.a, f.b, f.c, f.d, f.far}, ml[5] = {l.a, l.b, l.c, l.d, l.far}, from_next[5] = {0, 0, 0, 0, 0},
-      from_prev[5] = {0, 0, 0, 0, 0};
-    check(MPI_Sendrecv(mf, 5, datatype<T>(), grid_.prev(dir_), tag, from_next, 5, datatype<T>(), grid_.next(dir_),
-                       tag, comm, MPI_STATUS_IGNORE),
-          "MPI_Sendrecv");
-    check(MPI_Sendrecv(ml, 5, datatype<T>(), grid_.next(dir_), tag + 1, from_prev, 5, datatype<T>(),
-                       grid_.prev(dir_), tag + 1, comm, MPI_STATUS_IGNORE),
-          "MPI_Sendrecv");
-    edges_prev_ = {from_prev[0], from_prev[1], from_prev[2], from_prev[3], from_prev[4]};
-    edges_next_ = {from_next[0], from_next[1], from_next[2], from_next[3], from_next[4]};
+    const T first[5] = {f.a, f.b, f.c, f.d, f.far}, last[5] = {l.a, l.b, l.c, l.d, l.far};
+    T p[5] = {0, 0, 0, 0, 0}, q[5] = {0, 0, 0, 0, 0};
+    swap_with_neighbours(comm, tag, first, last, p, q, 5);
+    edges_prev_ = {p[0], p[1], p[2], p[3], p[4]};
+    edges_next_ = {q[0], q[1], q[2], q[3], q[4]};
   }
 
   /// The neighbours' DistD2Couplings (4 scalars each way), once per plan.
   void exchange_couplings(MPI_Comm comm, int tag) {
-    const DistD2Coupling<T> mine = plan_.coupling();
-    T out[4] = {mine.first_prev, mine.first_last, mine.last_first, mine.last_next};
-    T from_prev[4] = {0, 0, 0, 0}, from_next[4] = {0, 0, 0, 0};
-    check(MPI_Sendrecv(out, 4, datatype<T>(), grid_.next(dir_), tag, from_prev, 4, datatype<T>(), grid_.prev(dir_),
-                       tag, comm, MPI_STATUS_IGNORE),
-          "MPI_Sendrecv");
-    check(MPI_Sendrecv(out, 4, datatype<T>(), grid_.prev(dir_), tag + 1, from_next, 4, datatype<T>(),
-                       grid_.next(dir_), tag + 1, comm, MPI_STATUS_IGNORE),
-          "MPI_Sendrecv");
-    cpl_prev_ = DistD2Coupling<T>{from_prev[0], from_prev[1], from_prev[2], from_prev[3]};
-    cpl_next_ = DistD2Coupling<T>{from_next[0], from_next[1], from_next[2], from_next[3]};
+    const DistD2Coupling<T> c = plan_.coupling();
+    const T mine[4] = {c.first_prev, c.first_last, c.last_first, c.last_next};
+    T p[4] = {0, 0, 0, 0}, q[4] = {0, 0, 0, 0};
+    swap_with_neighbours(comm, tag, mine, mine, p, q, 4);
+    cpl_prev_ = DistD2Coupling<T>{p[0], p[1], p[2], p[3]};
+    cpl_next_ = DistD2Coupling<T>{q[0], q[1], q[2], q[3]};
   }
 
   CartGrid grid_;

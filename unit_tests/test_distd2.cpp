@@ -197,6 +197,24 @@ TEST(DistD2Truncation, ExactReducedSolveMatchesThomas) {
   }
 }
 
+// The subdomains' outputs joined into one batch equal the single-rank
+// distd2 of the whole line to ulps * epsilon (relative).
+template <class T, int SZ>
+void expect_joined_equal(Exec& exec, const CompactScheme& op, const GB<T, SZ>& whole, const std::vector<GB<T, SZ>>& out,
+                         const std::vector<int>& len, double ulps, const char* what) {
+  GB<T, SZ> joined = make_output<T, SZ>(whole.nsys(), whole.n());
+  int off = 0;
+  for (size_t k = 0; k < len.size(); ++k) {
+    kband::distd2_copy_rows(exec, out[k], 0, joined, off, len[k]);
+    off += len[k];
+  }
+  exec.fence();
+  const auto single = apply_distd2(op, whole, len);
+  EXPECT_LE(rel_diff(joined, single), ulps * std::numeric_limits<T>::epsilon())
+      << "K=" << len.size() << " periodic=" << op.periodic() << " op=" << kband::compact_operator_name(op.op())
+      << what;
+}
+
 // The phase API as the MPI layer uses it: every subdomain in its own batch
 // (row0 = 0), halos and boundary buffers exchanged by copies between batches.
 // split: the decoupling with zero halos, then their share added (the
@@ -241,19 +259,10 @@ void run_phases(const CompactScheme& op, const std::vector<int>& len, int nsys, 
     kband::distd2_couple(exec, plan[k], bnd[k], bnd[kp], plan[kp].coupling(), bnd[kn], plan[kn].coupling(), out[k], 0,
                          split ? &hc[k] : nullptr);
   }
-  GB<T, SZ> joined = make_output<T, SZ>(nsys, n);
-  off = 0;
-  for (int k = 0; k < K; ++k) {
-    kband::distd2_copy_rows(exec, out[k], 0, joined, off, len[k]);
-    off += len[k];
-  }
-  exec.fence();
-  const auto single = apply_distd2(op, whole, len);
   // the same arithmetic (one subdomain: in one kernel there), up to the
   // compiler's contraction choices per kernel on GPUs; Serial: identical.
   // split: the halos' share is summed separately (a few roundings more)
-  EXPECT_LE(rel_diff(joined, single), (split ? 256 : 64) * std::numeric_limits<T>::epsilon())
-      << "K=" << K << " periodic=" << op.periodic() << " split=" << split;
+  expect_joined_equal(exec, op, whole, out, len, split ? 256 : 64, split ? " split" : "");
 }
 
 TEST(DistD2Phases, SeparateBatchesEqualTheSingleRankCall) {
@@ -312,16 +321,7 @@ void run_one_message(const CompactScheme& op, const std::vector<int>& len, int n
                                      plan[kp].last_edges(), to_prev[kn], plan[kn].coupling(), plan[kn].first_edges(),
                                      out[k]);
   }
-  GB<T, SZ> joined = make_output<T, SZ>(nsys, n);
-  off = 0;
-  for (int k = 0; k < K; ++k) {
-    kband::distd2_copy_rows(exec, out[k], 0, joined, off, len[k]);
-    off += len[k];
-  }
-  exec.fence();
-  const auto single = apply_distd2(op, whole, len);
-  EXPECT_LE(rel_diff(joined, single), 256 * std::numeric_limits<T>::epsilon())
-      << "K=" << K << " periodic=" << op.periodic() << " op=" << kband::compact_operator_name(op.op());
+  expect_joined_equal(exec, op, whole, out, len, 256, " one message");
 }
 
 TEST(DistD2Phases, OneMessagePerNeighbourEveryOperator) {
