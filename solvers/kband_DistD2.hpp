@@ -27,6 +27,10 @@
 // Across ranks: exchange halos (2 rows each way) before decouple, exchange the
 // bnd buffers (2 rows each way) between decouple and couple, and exchange the
 // neighbours' DistD2Coupling (4 scalars) once, when the plans are built.
+// Two variants let the exchanges overlap or merge (kband::mpi uses them):
+// distd2_decouple_interior + distd2_add_halos (decoupling with zero halos,
+// their share added when they arrive) and distd2_couple_one_message (one
+// message per neighbour: end rows and boundary rows together).
 //
 // Truncation: DistD2 drops the entries B and C (DistD2Coupling) that couple a
 // subdomain's first and last unknowns; they decay like rho^(n-1) with
