@@ -297,6 +297,60 @@ int run(const Options& o) {
         print_row(r);
         rows.push_back(r);
       }
+      // the one-message mode (what a kband::mpi rank runs): the zero-halo
+      // decoupling that writes the messages, then the kernel that adds the
+      // halos' share, solves the 2x2 systems and substitutes. Neighbours:
+      // this subdomain itself (K = 1: an interior plan of the periodic line,
+      // verified against the unfused result).
+      const kband::DistD2Plan<T, Mem> ip =
+          line.subdomains() == 1 ? kband::DistD2Plan<T, Mem>(exec, op, n0, kband::DistD2Position::Interior) : p;
+      if (n0 >= kband::kDistD2SplitMinRows && ip.far() <= std::numeric_limits<T>::epsilon()) {
+        GB to_prev("to_prev", nsys, 3), to_next("to_next", nsys, 3);
+        const auto& icp = ip.coupling();
+        auto k1 = [&] { kband::distd2_decouple_interior(exec, ip, part_in, part_out, bnd, 0, &to_prev, &to_next); };
+        auto k2 = [&] {
+          kband::distd2_couple_one_message(exec, ip, part_in, bnd, to_next, icp, ip.last_edges(), to_prev, icp,
+                                           ip.first_edges(), part_out);
+        };
+        poison(part_out);
+        poison(to_prev);
+        poison(to_next);
+        const Stats t1m = time_fenced(1, o.reps, [&] {
+          k1();
+          k2();
+        });
+        Row ro = base_row("distd2-one-message", 4);
+        finish_row(ro, t1m, copy);
+        ro.note = "decouple_interior + couple_one_message";
+        if (line.subdomains() == 1) {
+          const double d2 = check(exec, part_out, ref, 0);
+          ro.status = d2 <= tol_pair * mex ? "ok" : "FAIL";
+          ro.note += kband::impl::concat("; vs unfused ", fmt("%.1e", d2 / mex));
+          ok_all = ok_all && ro.status == "ok";
+        } else {
+          ro.status = "ok";
+          ro.note += "; subdomain 0 with itself as neighbours: timing only";
+        }
+        const Stats t1d = time_fenced(1, o.reps, k1);
+        Row r1 = base_row("distd2-decouple-interior", 2);
+        finish_row(r1, t1d, copy);
+        r1.status = "ok";
+        r1.note = "phase alone (writes the 3-row messages)";
+        k1();
+        const Stats t1s = time_fenced(1, o.reps, k2);  // in place: later reps add the halos' share again (timing only)
+        Row r2 = base_row("distd2-couple-one-message", 2);
+        finish_row(r2, t1s, copy);
+        r2.status = "ok";
+        r2.note = "phase alone";
+        for (Row* r : {&ro, &r1, &r2}) {
+          if (line.subdomains() > 1) {
+            r->points = static_cast<long long>(nsys) * n0;
+            finish_row(*r, r == &ro ? t1m : (r == &r1 ? t1d : t1s), copy);
+          }
+          print_row(*r);
+          rows.push_back(*r);
+        }
+      }
     }
     const double speedup = ru.t_med / rf.t_med;
     say(kband::impl::concat("n=", n, ": DistD2 ", rf.algo, " ", fmt("%.2f", rf.time_ratio), "x copy time, phases ",
