@@ -288,13 +288,25 @@ struct distd2_shape {
   }
 };
 
-template <class Exec, class F>
+/// MinBlocks > 0: teams of 128 the compiler must keep resident per
+/// multiprocessor (Kokkos::LaunchBounds), i.e. a register cap of 64K /
+/// (128 MinBlocks) per thread. The substitution kernels take 4 (128
+/// registers): on an H200 (double, n = 128 .. 1024) the one-message kernel
+/// otherwise took 168 registers and 1.31-1.18x the copy time, capped
+/// 1.19-1.14x; the decoupling kernels ran slower capped (1.09 -> 1.19x at
+/// n = 128) and keep their registers.
+template <int MinBlocks = 0, class Exec, class F>
 void distd2_launch(const char* fn, const Exec& exec, const DistD2Geometry& g, const F& f) {
   if (g.league == 0) return;
-  Kokkos::TeamPolicy<Exec> policy(exec, g.league, g.team_size);
+  using Policy = typename std::conditional<MinBlocks == 0, Kokkos::TeamPolicy<Exec>,
+                                           Kokkos::TeamPolicy<Exec, Kokkos::LaunchBounds<128, MinBlocks>>>::type;
+  Policy policy(exec, g.league, g.team_size);
   if (g.scratch) policy.set_scratch_size(0, Kokkos::PerTeam(g.scratch_bytes));
   Kokkos::parallel_for(fn, policy, f);
 }
+
+/// Register cap of the substitution kernels (see distd2_launch).
+constexpr int kDistD2SweepMinBlocks = 4;
 
 template <class Exec, class T, int SZ, class Mem>
 void distd2_substitute_impl(const char* fn, const Exec& exec, const DistD2Plan<T, Mem>& plan,
@@ -303,14 +315,14 @@ void distd2_substitute_impl(const char* fn, const Exec& exec, const DistD2Plan<T
   using S = distd2_shape<Exec, SZ>;
   if (out.nsys() == 0) return;
   const DistD2Geometry g = S::template geometry<T>(out.nsys(), plan.n(), false);
+  using Kernel = DistD2SubstituteKernel<Exec, T, SZ, Mem, S::W, S::U, true>;
+  using KernelNoHc = DistD2SubstituteKernel<Exec, T, SZ, Mem, S::W, S::U, false>;
   if (hc)
-    distd2_launch(fn, exec, g,
-                  DistD2SubstituteKernel<Exec, T, SZ, Mem, S::W, S::U, true>{plan.data(), bnd.view(), out.view(), ends,
-                                                                            row0, out.nsys(), hc->view()});
+    distd2_launch<kDistD2SweepMinBlocks>(
+        fn, exec, g, Kernel{plan.data(), bnd.view(), out.view(), ends, row0, out.nsys(), hc->view()});
   else
-    distd2_launch(fn, exec, g,
-                  DistD2SubstituteKernel<Exec, T, SZ, Mem, S::W, S::U, false>{plan.data(), bnd.view(), out.view(),
-                                                                             ends, row0, out.nsys(), bnd.view()});
+    distd2_launch<kDistD2SweepMinBlocks>(
+        fn, exec, g, KernelNoHc{plan.data(), bnd.view(), out.view(), ends, row0, out.nsys(), bnd.view()});
 }
 
 /// Decouple (Local = false) or the whole single-subdomain solve (Local).
@@ -620,10 +632,12 @@ void distd2_couple_one_message(const Exec& exec, const DistD2Plan<T, Mem>& plan,
   const impl::DistD2Ends<T, SZ, Mem> ends = impl::distd2_ends<T, SZ, Mem>(fn, plan, cpl_prev, cpl_next);
   if (nsys == 0) return;
   using S = impl::distd2_shape<Exec, SZ>;
-  impl::distd2_launch(fn, exec, S::template geometry<T>(nsys, plan.n(), false),
-                      impl::DistD2OneMessageKernel<Exec, T, SZ, Mem, S::W, S::U>{
-                          plan.data(), in.view(), bnd.view(), out.view(), from_prev.view(), from_next.view(),
-                          edges_prev, edges_next, ends, plan.has_prev(), plan.has_next(), row0, nsys});
+  impl::distd2_launch<impl::kDistD2SweepMinBlocks>(
+      fn, exec, S::template geometry<T>(nsys, plan.n(), false),
+      impl::DistD2OneMessageKernel<Exec, T, SZ, Mem, S::W, S::U>{plan.data(), in.view(), bnd.view(), out.view(),
+                                                                 from_prev.view(), from_next.view(), edges_prev,
+                                                                 edges_next, ends, plan.has_prev(), plan.has_next(),
+                                                                 row0, nsys});
 }
 
 /// Algorithm 7 with the boundary unknowns already solved: solved(s, 0) = x_0,

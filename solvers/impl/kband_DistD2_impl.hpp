@@ -146,35 +146,57 @@ struct DistD2Geometry {
 
 /// Algorithm 7's sweep: x_{n-1} = e, x_j = d_j - sa_j s - sc_j x_{j+1} for
 /// j = n-2 .. 1, x_0 = s; d read from src (row stride srow), x written to
-/// dst (row stride drow); src may be dst. Blocks of UU rows: loads first.
-/// HC: d_j + w_j hc first (the halos' share of d, distd2_add_halos).
+/// dst (row stride drow); src may be dst. Blocks of U rows, loads first (one
+/// memory round trip per block); the last block holds the cnt < U rows left,
+/// its loads and stores predicated (so a short line pays one round trip for
+/// its remainder, not one per row). HC: d_j + w_j hc first (the halos'
+/// share of d, distd2_add_halos), and d_{n-2} + dn2 (the share's row n-2
+/// term, added here so that no store precedes the first block's loads).
 template <class T, class Mem, int W, int U, bool HC = false>
 struct DistD2Sweep {
-  template <int UU>
+  template <bool Part, bool First>
   KOKKOS_INLINE_FUNCTION static void rows(const DistD2Data<T, Mem>& p, const T* src, size_t srow, T* dst,
-                                          size_t drow, int nlc, int jb, const T (&s)[W], T (&xn)[W],
-                                          const T (&hc)[W]) {
-    T dv[UU][W], av[UU], cv[UU];
-    for (int u = 0; u < UU; ++u) {
+                                          size_t drow, int nlc, int jb, int cnt, const T (&s)[W], T (&xn)[W],
+                                          const T (&hc)[W], const T (&dn2)[W]) {
+    T dv[U][W], av[U], cv[U];
+    for (int u = 0; u < U; ++u) {
+      if (Part && u >= cnt) continue;
       av[u] = p.sa(jb - u);
       cv[u] = p.sc(jb - u);
       const T wu = HC ? p.w(jb - u) : T(0);
-      for (int l = 0; l < nlc; ++l) dv[u][l] = HC ? src[(jb - u) * srow + l] + wu * hc[l] : src[(jb - u) * srow + l];
+      for (int l = 0; l < nlc; ++l) {
+        dv[u][l] = HC ? src[(jb - u) * srow + l] + wu * hc[l] : src[(jb - u) * srow + l];
+        if (HC && First && u == 0) dv[u][l] += dn2[l];
+      }
     }
-    for (int u = 0; u < UU; ++u)
+    for (int u = 0; u < U; ++u) {
+      if (Part && u >= cnt) continue;
       for (int l = 0; l < nlc; ++l) {
         xn[l] = dv[u][l] - av[u] * s[l] - cv[u] * xn[l];
         dst[(jb - u) * drow + l] = xn[l];
       }
+    }
   }
   KOKKOS_INLINE_FUNCTION static void run(const DistD2Data<T, Mem>& p, const T* src, size_t srow, T* dst,
-                                         size_t drow, int nlc, const T (&s)[W], T (&xn)[W], const T (&hc)[W]) {
+                                         size_t drow, int nlc, const T (&s)[W], T (&xn)[W], const T (&hc)[W],
+                                         const T (&dn2)[W]) {
     const int n = p.n;
-    for (int l = 0; l < nlc; ++l) dst[(n - 1) * drow + l] = xn[l];
+    T e[W];
+    for (int l = 0; l < nlc; ++l) e[l] = xn[l];
     int j = n - 2;
-    for (; j - U + 1 >= 1; j -= U) rows<U>(p, src, srow, dst, drow, nlc, j, s, xn, hc);
-    for (; j >= 1; --j) rows<1>(p, src, srow, dst, drow, nlc, j, s, xn, hc);
-    for (int l = 0; l < nlc; ++l) dst[l] = s[l];
+    if (j - U + 1 >= 1) {
+      rows<false, true>(p, src, srow, dst, drow, nlc, j, U, s, xn, hc, dn2);
+      j -= U;
+    } else if (j >= 1) {
+      rows<true, true>(p, src, srow, dst, drow, nlc, j, j, s, xn, hc, dn2);
+      j = 0;
+    }
+    for (; j - U + 1 >= 1; j -= U) rows<false, false>(p, src, srow, dst, drow, nlc, j, U, s, xn, hc, dn2);
+    if (j >= 1) rows<true, false>(p, src, srow, dst, drow, nlc, j, j, s, xn, hc, dn2);
+    for (int l = 0; l < nlc; ++l) {
+      dst[(n - 1) * drow + l] = e[l];
+      dst[l] = s[l];
+    }
   }
 };
 
@@ -267,6 +289,43 @@ struct DistD2DecoupleKernel {
     for (int q = 0; q < 4; ++q) win[q][0] = v[UU + q];
   }
 
+  /// GPUs, no closed end: every row j = 0 .. n-1 has the interior stencil
+  /// over x_{j-2} .. x_{j+2} (points beyond the subdomain: the halos, or
+  /// zero) and r_0 = r_1 = 0, so the forward pass is one stream of blocks of
+  /// U rows, win[0..3] = x_{jb-2} .. x_{jb+1} carried in registers. Tail: the
+  /// block holds the last cnt <= U rows; loads and stores are predicated and
+  /// the points past row n-1 come from hi (or are zero).
+  template <bool Tail>
+  KOKKOS_INLINE_FUNCTION void stream(const int g, const int l, const int jb, const int cnt, T* ds,
+                                     const size_t drow, T (&win)[4], T& dprev, T& dot) const {
+    const int n = p.n;
+    const T* c = p.stencil.interior;
+    const T c0 = c[0], c1 = c[1], c2 = c[2], c3 = c[3], c4 = c[4];
+    T v[U + 4], fv[U], rv[U], gv[U];
+    for (int u = 0; u < U; ++u) {
+      if (Tail && u >= cnt) {
+        v[u + 4] = fv[u] = rv[u] = gv[u] = T(0);
+        continue;
+      }
+      const int q = jb + 2 + u;
+      fv[u] = p.f(jb + u);
+      rv[u] = p.r(jb + u);
+      gv[u] = p.g(jb + u);
+      v[u + 4] = (!Tail || q < n) ? in(g, row0 + q, l) : (zero_halo ? T(0) : hi(g, q - n, l));
+    }
+    for (int q = 0; q < 4; ++q) v[q] = win[q];
+    for (int u = 0; u < U; ++u) {
+      if (Tail && u >= cnt) continue;
+      const T rhs = c0 * v[u] + c1 * v[u + 1] + c2 * v[u + 2] + c3 * v[u + 3] + c4 * v[u + 4];
+      const T d = fv[u] * (rhs - rv[u] * dprev);
+      ds[(jb + u) * drow] = d;
+      dot += gv[u] * d;
+      dprev = d;
+    }
+    if (!Tail || cnt == U)
+      for (int q = 0; q < 4; ++q) win[q] = v[U + q];
+  }
+
   KOKKOS_INLINE_FUNCTION void operator()(const member_type& m) const {
     const DistD2Lanes<SZ, W> ln(m.league_rank() * m.team_size() + m.team_rank(), nsys);
     if (ln.nl <= 0) return;
@@ -287,17 +346,24 @@ struct DistD2DecoupleKernel {
         }
     T dprev[W], dot[W];
     for (int l = 0; l < W; ++l) dprev[l] = dot[l] = 0;
-    const int e0 = n < 2 ? n : 2;
-    for (int j = 0; j < e0; ++j) edge_row(g, l0, nlc, j, ds, drow, dprev, dot);
-    int j = 2;
-    if (j < n - 2) {
-      T win[4][W] = {};
-      if (W == 1)
-        for (int q = 0; q < 4; ++q) win[q][0] = point(g, l0, q);
-      for (; j + U <= n - 2; j += U) bulk<U>(g, l0, nlc, j, ds, drow, win, dprev, dot);
-      for (; j < n - 2; ++j) bulk<1>(g, l0, nlc, j, ds, drow, win, dprev, dot);
+    if (W == 1 && !p.lo_closed && !p.hi_closed) {
+      T win[4] = {point(g, l0, -2), point(g, l0, -1), in(g, row0, l0), in(g, row0 + 1, l0)};
+      int j = 0;
+      for (; j + U + 2 <= n; j += U) stream<false>(g, l0, j, U, ds, drow, win, dprev[0], dot[0]);
+      for (; j < n; j += U) stream<true>(g, l0, j, n - j < U ? n - j : U, ds, drow, win, dprev[0], dot[0]);
+    } else {
+      const int e0 = n < 2 ? n : 2;
+      for (int j = 0; j < e0; ++j) edge_row(g, l0, nlc, j, ds, drow, dprev, dot);
+      int j = 2;
+      if (j < n - 2) {
+        T win[4][W] = {};
+        if (W == 1)
+          for (int q = 0; q < 4; ++q) win[q][0] = point(g, l0, q);
+        for (; j + U <= n - 2; j += U) bulk<U>(g, l0, nlc, j, ds, drow, win, dprev, dot);
+        for (; j < n - 2; ++j) bulk<1>(g, l0, nlc, j, ds, drow, win, dprev, dot);
+      }
+      for (j = j > n - 2 ? j : n - 2; j < n; ++j) edge_row(g, l0, nlc, j, ds, drow, dprev, dot);
     }
-    for (j = j > n - 2 ? j : n - 2; j < n; ++j) edge_row(g, l0, nlc, j, ds, drow, dprev, dot);
     if (Local) {
       T s[W];
       for (int l = 0; l < nlc; ++l) {
@@ -305,7 +371,7 @@ struct DistD2DecoupleKernel {
         dprev[l] = (dprev[l] - Q * dot[l]) * det_inv;  // e
       }
       const T none[W] = {};
-      DistD2Sweep<T, Mem, W, U>::run(p, ds, drow, &out(g, row0, l0), SZ, nlc, s, dprev, none);
+      DistD2Sweep<T, Mem, W, U>::run(p, ds, drow, &out(g, row0, l0), SZ, nlc, s, dprev, none, none);
     } else {
       for (int l = 0; l < nlc; ++l) {
         bnd(g, 0, l0 + l) = dot[l];
@@ -354,7 +420,8 @@ struct DistD2SubstituteKernel {
       if (HC) h[l] = hc(g, 0, l0 + l);
     }
     T* x = &out(g, row0, l0);
-    DistD2Sweep<T, Mem, W, U, HC>::run(p, x, SZ, x, SZ, nlc, s, xn, h);
+    const T none[W] = {};
+    DistD2Sweep<T, Mem, W, U, HC>::run(p, x, SZ, x, SZ, nlc, s, xn, h, none);
   }
 };
 
@@ -458,7 +525,7 @@ struct DistD2OneMessageKernel {
     const int nlc = W == 1 ? 1 : ln.nl;
     const int g = ln.g, l0 = ln.l0, n = p.n;
     const T* c = p.stencil.interior;
-    T s[W], xn[W], h[W];
+    T s[W], xn[W], h[W], dn2[W];
     for (int l = 0; l < nlc; ++l) {
       const int L = l0 + l;
       const T lo0 = has_prev ? from_prev(g, 0, L) : T(0), lo1 = has_prev ? from_prev(g, 1, L) : T(0);
@@ -478,10 +545,10 @@ struct DistD2OneMessageKernel {
       s[l] = (bnd(g, 0, L) + mine.dD0 - ends.ps * xs) * ends.ws;
       xn[l] = (bnd(g, 1, L) + mine.dDn - ends.pe * xe) * ends.we;
       h[l] = mine.dd1;
-      out(g, row0 + n - 2, L) += mine.dd2;
+      dn2[l] = mine.dd2;
     }
     T* x = &out(g, row0, l0);
-    DistD2Sweep<T, Mem, W, U, true>::run(p, x, SZ, x, SZ, nlc, s, xn, h);
+    DistD2Sweep<T, Mem, W, U, true>::run(p, x, SZ, x, SZ, nlc, s, xn, h, dn2);
   }
 };
 
