@@ -145,9 +145,10 @@ inline bool gpu_aware_default() {
 /// host buffers: the staging code path, exercised by the tests).
 /// CudaIPC (CUDA builds, device memory, neighbours on one node): the data go
 /// device to device (cudaMemcpyAsync into the neighbour's receive buffer,
-/// mapped once with cudaIpcOpenMemHandle; NVLink where present) and MPI
-/// carries only a small completion message: GPU-to-GPU transfers without a
-/// GPU-aware MPI.
+/// mapped once with cudaIpcOpenMemHandle; NVLink where present, or stores
+/// by the kernels that make the data); the devices wait for each other on
+/// interprocess events, and MPI carries only a word per exchange saying that
+/// the event is recorded: GPU-to-GPU transfers without a GPU-aware MPI.
 enum class BufferPath { Auto, Direct, Staged, CudaIPC };
 
 /// The default BufferPath, as a runtime setting: the environment variable

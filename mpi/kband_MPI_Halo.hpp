@@ -15,10 +15,11 @@
 // fence. Work enqueued between the two overlaps the communication. Buffers go
 // to MPI directly or through host mirrors (CommConfig, direct_path).
 // BufferPath::CudaIPC: HaloExchange's pack kernel stores straight into the
-// neighbours' receive buffers (NVLink / PCIe peer stores) and start() only
-// records an event; finish() waits for that event, tells the neighbours by
-// MPI and waits for their word: start() does not block, and the transfer
-// overlaps the work enqueued before finish().
+// neighbours' receive buffers (NVLink / PCIe peer stores); start() records
+// an interprocess event and tells the neighbours by MPI that it is recorded;
+// finish() takes their words and makes exec's stream wait for their events.
+// Neither blocks on a kernel: the host runs ahead, and the devices wait for
+// each other.
 #pragma once
 
 #include "kband_MPI_Grid.hpp"
@@ -64,11 +65,15 @@ struct CudaIpcBuffers {
   void* base = nullptr;
   void* peer[2] = {nullptr, nullptr};  // prev, next (== base for this rank itself)
   bool opened[2] = {false, false};
-  cudaEvent_t sent = nullptr;  // recorded after this rank's stores / copies into the neighbours
+  cudaEvent_t sent = nullptr;  // interprocess: recorded after this rank's stores / copies into the neighbours
+  cudaEvent_t peer_sent[2] = {nullptr, nullptr};  // the neighbours' `sent` (prev, next)
+  bool peer_opened[2] = {false, false};
   CudaIpcBuffers() = default;
   CudaIpcBuffers(const CudaIpcBuffers&) = delete;
   CudaIpcBuffers& operator=(const CudaIpcBuffers&) = delete;
   ~CudaIpcBuffers() {
+    for (int s = 0; s < 2; ++s)
+      if (peer_opened[s]) cudaEventDestroy(peer_sent[s]);
     if (sent) cudaEventDestroy(sent);
     for (int s = 0; s < 2; ++s)
       if (opened[s]) cudaIpcCloseMemHandle(peer[s]);
@@ -79,11 +84,16 @@ struct CudaIpcBuffers {
 
 /// Two messages of `m` elements each way: send[0, m) -> prev, send[m, 2m) ->
 /// next; recv[0, m) <- prev, recv[m, 2m) <- next. BufferPath::CudaIPC
-/// alternates between two receive buffers (recv() is the current one, after
-/// target()), so that a neighbour never writes into data this rank may still
-/// read: its write of exchange i+2 follows this rank's word of exchange i+1,
-/// which this rank sends once its own stores of i+1 are done, and those
-/// follow on its stream the unpacking of exchange i.
+/// synchronises on the devices: post() records an interprocess event after
+/// this rank's stores into the neighbours and sends each neighbour a word at
+/// once; wait() takes the neighbours' words (so their events are recorded)
+/// and makes exec's stream wait for their events -- no host waits for a
+/// kernel. It alternates between two receive buffers (recv() is the current
+/// one, after target()), so that a neighbour never writes into data this
+/// rank may still read: its stores of exchange i+2 follow on its stream its
+/// wait for this rank's event of exchange i+1 (or later: a stream waits for
+/// the event's last record), which follows on this rank's stream everything
+/// enqueued after the wait of exchange i.
 /// A sender either writes send() and calls post(exec) (copied on the device
 /// for CudaIPC), or writes the views target(side) returns (the neighbours'
 /// receive buffers for CudaIPC, send() otherwise) and calls post(exec, true).
@@ -171,10 +181,10 @@ class NeighbourExchange {
   template <class Exec>
   void wait(const Exec& exec) {
     if (!active_) return;
-    if (ipc_) notify_ipc();
     check(MPI_Waitall(4, req_, MPI_STATUSES_IGNORE), "MPI_Waitall");
     active_ = false;
-    if (direct_) return;  // (CudaIPC: the neighbours' copies completed before their messages)
+    if (ipc_) wait_ipc(exec);
+    if (direct_) return;
     for (int side = 0; side < 2; ++side)  // a side without a neighbour stays untouched
       if (side == 0 ? has_prev() : has_next()) {
         const auto range = Kokkos::make_pair(side * m_, (side + 1) * m_);
@@ -201,23 +211,33 @@ class NeighbourExchange {
   std::string setup_ipc() {
     std::string msg;
     cudaIpcMemHandle_t mine, from[2];
+    cudaIpcEventHandle_t mine_ev, from_ev[2];
     std::memset(&mine, 0, sizeof(mine));
+    std::memset(&mine_ev, 0, sizeof(mine_ev));
     try {
       kband::impl::require(std::is_same<Mem, Kokkos::CudaSpace>::value,
                            "kband::mpi: BufferPath::CudaIPC needs buffers in Kokkos::CudaSpace");
       ipcbuf_ = std::make_shared<CudaIpcBuffers>();
       cuda_check(cudaMalloc(&ipcbuf_->base, sizeof(T) * static_cast<size_t>(4 * m_ + 1)), "cudaMalloc");
       recv_ = buffer_type(static_cast<T*>(ipcbuf_->base) + 2 * m_, 2 * m_);  // parity 1 until the first exchange
-      cuda_check(cudaEventCreateWithFlags(&ipcbuf_->sent, cudaEventDisableTiming), "cudaEventCreateWithFlags");
+      cuda_check(cudaEventCreateWithFlags(&ipcbuf_->sent, cudaEventDisableTiming | cudaEventInterprocess),
+                 "cudaEventCreateWithFlags");
       cuda_check(cudaIpcGetMemHandle(&mine, ipcbuf_->base), "cudaIpcGetMemHandle");
+      cuda_check(cudaIpcGetEventHandle(&mine_ev, ipcbuf_->sent), "cudaIpcGetEventHandle");
     } catch (const Error& e) {
       msg = e.what();
     }
-    const int nb = static_cast<int>(sizeof(cudaIpcMemHandle_t));
+    const int nb = static_cast<int>(sizeof(cudaIpcMemHandle_t)), ne = static_cast<int>(sizeof(cudaIpcEventHandle_t));
     check(MPI_Sendrecv(&mine, nb, MPI_BYTE, next_, tag_ + 0, &from[0], nb, MPI_BYTE, prev_, tag_ + 0, comm_,
                        MPI_STATUS_IGNORE),
           "MPI_Sendrecv");
     check(MPI_Sendrecv(&mine, nb, MPI_BYTE, prev_, tag_ + 1, &from[1], nb, MPI_BYTE, next_, tag_ + 1, comm_,
+                       MPI_STATUS_IGNORE),
+          "MPI_Sendrecv");
+    check(MPI_Sendrecv(&mine_ev, ne, MPI_BYTE, next_, tag_ + 0, &from_ev[0], ne, MPI_BYTE, prev_, tag_ + 0, comm_,
+                       MPI_STATUS_IGNORE),
+          "MPI_Sendrecv");
+    check(MPI_Sendrecv(&mine_ev, ne, MPI_BYTE, prev_, tag_ + 1, &from_ev[1], ne, MPI_BYTE, next_, tag_ + 1, comm_,
                        MPI_STATUS_IGNORE),
           "MPI_Sendrecv");
     int me = 0;
@@ -227,8 +247,10 @@ class NeighbourExchange {
       if (r == MPI_PROC_NULL) continue;
       if (r == me) {
         ipcbuf_->peer[side] = ipcbuf_->base;
+        ipcbuf_->peer_sent[side] = ipcbuf_->sent;
       } else if (side == 1 && next_ == prev_) {
         ipcbuf_->peer[1] = ipcbuf_->peer[0];  // one neighbour on both sides: mapped once
+        ipcbuf_->peer_sent[1] = ipcbuf_->peer_sent[0];
       } else {
         const cudaError_t e = cudaIpcOpenMemHandle(&ipcbuf_->peer[side], from[side], cudaIpcMemLazyEnablePeerAccess);
         if (e != cudaSuccess)
@@ -236,6 +258,12 @@ class NeighbourExchange {
                                     "neighbours on one node): ", cudaGetErrorString(e));
         else
           ipcbuf_->opened[side] = true;
+        const cudaError_t ev = msg.empty() ? cudaIpcOpenEventHandle(&ipcbuf_->peer_sent[side], from_ev[side])
+                                           : cudaSuccess;
+        if (ev != cudaSuccess)
+          msg = kband::impl::concat("kband::mpi: cudaIpcOpenEventHandle failed: ", cudaGetErrorString(ev));
+        else if (msg.empty())
+          ipcbuf_->peer_opened[side] = true;
       }
     }
     return msg;
@@ -252,7 +280,8 @@ class NeighbourExchange {
 
   /// Posts the receives of the neighbours' word; unless `stored`, copies
   /// send[m, 2m) into next's recv[0, m) and send[0, m) into prev's recv[m, 2m)
-  /// of the current parity on exec's stream; records `sent` (no fence).
+  /// of the current parity on exec's stream; records `sent` and sends both
+  /// neighbours the word that it is recorded (no fence).
   template <class Exec>
   void post_ipc(const Exec& exec, bool stored) {
     check(MPI_Irecv(&done_in_[0], 1, MPI_INT, prev_, tag_ + 0, comm_, &req_[0]), "MPI_Irecv");
@@ -271,21 +300,30 @@ class NeighbourExchange {
                                  cudaMemcpyDeviceToDevice, st),
                  "cudaMemcpyAsync");
     cuda_check(cudaEventRecord(ipcbuf_->sent, st), "cudaEventRecord");
+    check(MPI_Isend(&done_out_, 1, MPI_INT, prev_, tag_ + 1, comm_, &req_[2]), "MPI_Isend");
+    check(MPI_Isend(&done_out_, 1, MPI_INT, next_, tag_ + 0, comm_, &req_[3]), "MPI_Isend");
     active_ = true;
   }
 
-  /// Waits for this rank's stores / copies, then tells both neighbours.
-  void notify_ipc() {
-    cuda_check(cudaEventSynchronize(ipcbuf_->sent), "cudaEventSynchronize");
-    check(MPI_Isend(&done_out_, 1, MPI_INT, prev_, tag_ + 1, comm_, &req_[2]), "MPI_Isend");
-    check(MPI_Isend(&done_out_, 1, MPI_INT, next_, tag_ + 0, comm_, &req_[3]), "MPI_Isend");
+  /// After the words: exec's stream (a host execution space: this thread)
+  /// waits for the neighbours' events.
+  template <class Exec>
+  void wait_ipc(const Exec& exec) {
+    for (int side = 0; side < 2; ++side) {
+      if (!(side == 0 ? has_prev() : has_next())) continue;
+      if constexpr (std::is_same<Exec, Kokkos::Cuda>::value)
+        cuda_check(cudaStreamWaitEvent(exec.cuda_stream(), ipcbuf_->peer_sent[side], 0), "cudaStreamWaitEvent");
+      else
+        cuda_check(cudaEventSynchronize(ipcbuf_->peer_sent[side]), "cudaEventSynchronize");
+    }
   }
 #else
   std::string setup_ipc() { return "kband::mpi: BufferPath::CudaIPC needs a CUDA build of Kokkos"; }
   void turn() { turned_ = true; }
   template <class Exec>
   void post_ipc(const Exec&, bool) {}
-  void notify_ipc() {}
+  template <class Exec>
+  void wait_ipc(const Exec&) {}
 #endif
 };
 
