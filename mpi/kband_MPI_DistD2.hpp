@@ -144,8 +144,9 @@ class DistDerivative {
   /// out are SZ-grouped batches of extents (nsys, n) holding this rank's
   /// subdomain of every line; out must not alias in. Collective (every rank
   /// of the grid calls it). Asynchronous on exec except where MPI needs the
-  /// data: exec is fenced before each of the two sends. `times` (optional):
-  /// adds the seconds of each phase, fencing after each.
+  /// data: exec is fenced before each send (not with CUDA IPC, where the
+  /// devices wait for each other on events). `times` (optional): adds the
+  /// seconds of each phase, fencing after each.
   template <class Exec>
   void apply(const Exec& exec, const lines_type& in, const lines_type& out, PhaseTimes* times = nullptr) {
     const char* fn = "kband::mpi::DistDerivative::apply";
