@@ -6,6 +6,9 @@
 //     they fit (GPU, n <= 192 double / 384 float), in the output otherwise);
 //   * DistD2 by phases (distd2_decouple, then distd2_couple: the two kernels
 //     a rank runs around its MPI exchanges), each phase timed too;
+//   * the one-message mode (distd2_decouple_interior writing the messages,
+//     then distd2_couple_one_message: what a kband::mpi rank runs by
+//     default), subdomain 0 with itself as neighbours, each kernel timed too;
 //   * the unfused path (kband::compact_apply: RHS kernel, then the
 //     shared-coefficient periodic Thomas),
 // on the same field, against the STREAM copy of that field measured in the
