@@ -261,45 +261,47 @@ int run(const Options& o) {
       const auto& cp = p.coupling();
       auto decouple = [&] { kband::distd2_decouple(exec, p, part_in, ws.halo_lo[0], ws.halo_hi[0], part_out, bnd); };
       auto couple = [&] { kband::distd2_couple(exec, p, bnd, bnd, cp, bnd, cp, part_out); };
-      poison(part_out);
-      const Stats tp = time_fenced(1, o.reps, [&] {
-        decouple();
-        couple();
-      });
-      rp = base_row("distd2-phases", 4);
-      finish_row(rp, tp, copy);
-      rp.note = "decouple + couple";
-      if (line.subdomains() == 1) {
-        const double d2 = check(exec, part_out, ref, 0);
-        rp.status = d2 <= tol_pair * mex ? "ok" : "FAIL";
-        rp.note += kband::impl::concat("; vs unfused ", fmt("%.1e", d2 / mex));
-        ok_all = ok_all && rp.status == "ok";
-      } else {
-        rp.status = "ok";
-        rp.note += "; subdomain 0 with itself as neighbours: timing only";
-      }
-      const Stats td = time_fenced(1, o.reps, decouple);
-      Row rd = base_row("distd2-decouple", 2);
-      finish_row(rd, td, copy);
-      rd.status = "ok";
-      rd.note = "phase alone";
-      const Stats ts = time_fenced(1, o.reps, couple);
-      Row rs = base_row("distd2-couple+substitute", 2);
-      finish_row(rs, ts, copy);
-      rs.status = "ok";
-      rs.note = "phase alone";
-      if (line.subdomains() > 1) {  // per point of subdomain 0
-        const Stats* st[] = {&tp, &td, &ts};
-        Row* rr[] = {&rp, &rd, &rs};
+      // a kernel pair as a rank runs it (timed together, verified against
+      // the unfused result for one subdomain), then each kernel alone (the
+      // second in place after a fresh first: timing only); per point of
+      // subdomain 0
+      auto pair_rows = [&](const char* name, const char* note, auto&& first, auto&& second, const char* name1,
+                           const char* note1, const char* name2) {
+        const Stats tt = time_fenced(1, o.reps, [&] {
+          first();
+          second();
+        });
+        Row rt = base_row(name, 4);
+        rt.note = note;
+        if (line.subdomains() == 1) {
+          const double d2 = check(exec, part_out, ref, 0);
+          rt.status = d2 <= tol_pair * mex ? "ok" : "FAIL";
+          rt.note += kband::impl::concat("; vs unfused ", fmt("%.1e", d2 / mex));
+          ok_all = ok_all && rt.status == "ok";
+        } else {
+          rt.status = "ok";
+          rt.note += "; subdomain 0 with itself as neighbours: timing only";
+        }
+        const Stats t1 = time_fenced(1, o.reps, first);
+        first();
+        const Stats t2 = time_fenced(1, o.reps, second);
+        Row r1 = base_row(name1, 2), r2 = base_row(name2, 2);
+        r1.status = r2.status = "ok";
+        r1.note = note1;
+        r2.note = "phase alone";
+        const Stats* st[] = {&tt, &t1, &t2};
+        Row* rr[] = {&rt, &r1, &r2};
         for (int q = 0; q < 3; ++q) {
           rr[q]->points = static_cast<long long>(nsys) * n0;
           finish_row(*rr[q], *st[q], copy);
+          print_row(*rr[q]);
+          rows.push_back(*rr[q]);
         }
-      }
-      for (const Row& r : {rp, rd, rs}) {
-        print_row(r);
-        rows.push_back(r);
-      }
+        return rt;
+      };
+      poison(part_out);
+      rp = pair_rows("distd2-phases", "decouple + couple", decouple, couple, "distd2-decouple", "phase alone",
+                     "distd2-couple+substitute");
       // the one-message mode (what a kband::mpi rank runs): the zero-halo
       // decoupling that writes the messages, then the kernel that adds the
       // halos' share, solves the 2x2 systems and substitutes. Neighbours:
@@ -318,41 +320,8 @@ int run(const Options& o) {
         poison(part_out);
         poison(to_prev);
         poison(to_next);
-        const Stats t1m = time_fenced(1, o.reps, [&] {
-          k1();
-          k2();
-        });
-        Row ro = base_row("distd2-one-message", 4);
-        finish_row(ro, t1m, copy);
-        ro.note = "decouple_interior + couple_one_message";
-        if (line.subdomains() == 1) {
-          const double d2 = check(exec, part_out, ref, 0);
-          ro.status = d2 <= tol_pair * mex ? "ok" : "FAIL";
-          ro.note += kband::impl::concat("; vs unfused ", fmt("%.1e", d2 / mex));
-          ok_all = ok_all && ro.status == "ok";
-        } else {
-          ro.status = "ok";
-          ro.note += "; subdomain 0 with itself as neighbours: timing only";
-        }
-        const Stats t1d = time_fenced(1, o.reps, k1);
-        Row r1 = base_row("distd2-decouple-interior", 2);
-        finish_row(r1, t1d, copy);
-        r1.status = "ok";
-        r1.note = "phase alone (writes the 3-row messages)";
-        k1();
-        const Stats t1s = time_fenced(1, o.reps, k2);  // in place: later reps add the halos' share again (timing only)
-        Row r2 = base_row("distd2-couple-one-message", 2);
-        finish_row(r2, t1s, copy);
-        r2.status = "ok";
-        r2.note = "phase alone";
-        for (Row* r : {&ro, &r1, &r2}) {
-          if (line.subdomains() > 1) {
-            r->points = static_cast<long long>(nsys) * n0;
-            finish_row(*r, r == &ro ? t1m : (r == &r1 ? t1d : t1s), copy);
-          }
-          print_row(*r);
-          rows.push_back(*r);
-        }
+        pair_rows("distd2-one-message", "decouple_interior + couple_one_message", k1, k2, "distd2-decouple-interior",
+                  "phase alone (writes the 3-row messages)", "distd2-couple-one-message");
       }
     }
     const double speedup = ru.t_med / rf.t_med;
