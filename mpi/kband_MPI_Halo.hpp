@@ -227,19 +227,18 @@ class NeighbourExchange {
     } catch (const Error& e) {
       msg = e.what();
     }
-    const int nb = static_cast<int>(sizeof(cudaIpcMemHandle_t)), ne = static_cast<int>(sizeof(cudaIpcEventHandle_t));
-    check(MPI_Sendrecv(&mine, nb, MPI_BYTE, next_, tag_ + 0, &from[0], nb, MPI_BYTE, prev_, tag_ + 0, comm_,
-                       MPI_STATUS_IGNORE),
-          "MPI_Sendrecv");
-    check(MPI_Sendrecv(&mine, nb, MPI_BYTE, prev_, tag_ + 1, &from[1], nb, MPI_BYTE, next_, tag_ + 1, comm_,
-                       MPI_STATUS_IGNORE),
-          "MPI_Sendrecv");
-    check(MPI_Sendrecv(&mine_ev, ne, MPI_BYTE, next_, tag_ + 0, &from_ev[0], ne, MPI_BYTE, prev_, tag_ + 0, comm_,
-                       MPI_STATUS_IGNORE),
-          "MPI_Sendrecv");
-    check(MPI_Sendrecv(&mine_ev, ne, MPI_BYTE, prev_, tag_ + 1, &from_ev[1], ne, MPI_BYTE, next_, tag_ + 1, comm_,
-                       MPI_STATUS_IGNORE),
-          "MPI_Sendrecv");
+    // a handle from each neighbour: from[0] <- prev, from[1] <- next
+    auto swap = [&](const auto& mine_h, auto (&from_h)[2]) {
+      const int nb = static_cast<int>(sizeof(mine_h));
+      check(MPI_Sendrecv(&mine_h, nb, MPI_BYTE, next_, tag_ + 0, &from_h[0], nb, MPI_BYTE, prev_, tag_ + 0, comm_,
+                         MPI_STATUS_IGNORE),
+            "MPI_Sendrecv");
+      check(MPI_Sendrecv(&mine_h, nb, MPI_BYTE, prev_, tag_ + 1, &from_h[1], nb, MPI_BYTE, next_, tag_ + 1, comm_,
+                         MPI_STATUS_IGNORE),
+            "MPI_Sendrecv");
+    };
+    swap(mine, from);
+    swap(mine_ev, from_ev);
     int me = 0;
     check(MPI_Comm_rank(comm_, &me), "MPI_Comm_rank");
     for (int side = 0; side < 2 && msg.empty(); ++side) {
