@@ -278,6 +278,148 @@ struct FieldLines {
 };
 
 template <int Mode, class ExecSpace, class Field, class B>
+void field_lines_flat(const char* fn, const ExecSpace& exec, const LineMap& map, const Field& f, const B& b,
+                      batch_value_t<B> scale) {
+  Kokkos::parallel_for(fn,
+                       Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<size_t>>(exec, 0, batch_traits<B>::flat_size(b)),
+                       FieldLines<Field, B, Mode>{f, b, map, scale});
+}
+
+}  // namespace impl
+
+/// Tiles of the `dir`-directed lines of a 3D field f(i, j, k), for team
+/// kernels that move data between the field and SZ-grouped lines (kband's
+/// conversions below, and fused kernels of applications such as
+/// examples/transport). Tile t of a league of `league` tiles is group
+/// g = t / row_blocks (lines g*SZ .. g*SZ + lanes - 1) and the rows r0 ..
+/// r0 + rows - 1 of those lines (Rows per tile, fewer in the last block).
+/// offset(s) is the position of row 0 of line s relative to field.data(),
+/// by the field's strides; row r of the line lies row_stride further per
+/// row. `transpose`: the lines run along the field's unit-stride index
+/// (x-lines of a LayoutLeft field, z-lines of a LayoutRight one), so a
+/// kernel stages each tile through team scratch to read and write both
+/// sides along their contiguous index; otherwise the lanes of a row are
+/// the field's closest points and a kernel accesses both lane-fastest.
+/// Index arithmetic: one division per tile and per line of a tile, none per
+/// point. Requires a league below 2^31 tiles (checked).
+template <int SZ, int Rows = 32>
+struct LineTiles {
+  static_assert(Rows >= 1, "kband::LineTiles: Rows must be positive");
+  static constexpr int rows_per_tile = Rows;
+  impl::LineMap map{0, 0, 0, Direction::X};
+  long long st[3] = {0, 0, 0};
+  long long row_stride = 0;
+  int nsys = 0, n = 0, row_blocks = 0, league = 0;
+  bool transpose = false;
+
+  LineTiles() = default;
+  template <class Field>
+  LineTiles(Direction dir, const Field& f) {
+    static_assert(Field::rank == 3, "kband::LineTiles: the Cartesian field must be a rank-3 View");
+    map = impl::LineMap{static_cast<int>(f.extent(0)), static_cast<int>(f.extent(1)), static_cast<int>(f.extent(2)),
+                        dir};
+    st[0] = static_cast<long long>(f.stride_0());
+    st[1] = static_cast<long long>(f.stride_1());
+    st[2] = static_cast<long long>(f.stride_2());
+    nsys = map.nsys();
+    n = map.n();
+    row_stride = st[static_cast<int>(dir)];
+    transpose = row_stride == 1 && n > 1;
+    row_blocks = (n + Rows - 1) / Rows;
+    const long long tiles = static_cast<long long>((nsys + SZ - 1) / SZ) * row_blocks;
+    impl::require(tiles < (1LL << 31), impl::concat("kband::LineTiles: ", tiles, " tiles of (", SZ, " lines x ",
+                                                    Rows, " rows) exceed a league of 2^31 teams"));
+    league = static_cast<int>(tiles);
+  }
+
+  /// Tile t: group g, first row r0, its row and lane (line) counts.
+  KOKKOS_INLINE_FUNCTION void tile(const int t, int& g, int& r0, int& rows, int& lanes) const {
+    g = t / row_blocks;
+    r0 = (t - g * row_blocks) * Rows;
+    rows = n - r0 < Rows ? n - r0 : Rows;
+    lanes = nsys - g * SZ < SZ ? nsys - g * SZ : SZ;
+  }
+  /// Offset of row 0 of line s from the field's data pointer.
+  KOKKOS_INLINE_FUNCTION long long offset(const int s) const {
+    int i, j, k;
+    map.point(s, 0, i, j, k);
+    return i * st[0] + j * st[1] + k * st[2];
+  }
+  /// Team size of kband's tile kernels: one tile per team, 256 threads on
+  /// GPUs (4 points each for SZ = 32), one thread per team on CPUs.
+  template <class ExecSpace>
+  static int team_size() {
+    return impl::is_device_exec<ExecSpace>::value ? (SZ * Rows < 256 ? SZ * Rows : 256) : 1;
+  }
+};
+
+namespace impl {
+
+/// Field <-> GroupedBatch, one LineTiles tile per team (see there); Mode as
+/// in FieldLines. Team scratch: the tile's SZ line offsets, then (transpose
+/// only) the tile itself as [lane][row], rows padded to Rows + 1.
+template <class ExecSpace, class Field, class V, int SZ, int Mode>
+struct FieldLinesTiled {
+  using member_type = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
+  using value_type = typename V::non_const_value_type;
+  static constexpr int R = 32;
+  Field f;
+  V b;  // GroupedBatch storage (ngroups, n, SZ)
+  LineTiles<SZ, R> tiles;
+  value_type scale;
+
+  static size_t scratch_bytes(bool transpose) {
+    return SZ * sizeof(long long) + (transpose ? static_cast<size_t>(SZ) * (R + 1) * sizeof(value_type) : 0);
+  }
+  KOKKOS_INLINE_FUNCTION void operator()(const member_type& t) const {
+    int g, r0, rows, lanes;
+    tiles.tile(t.league_rank(), g, r0, rows, lanes);
+    long long* off = static_cast<long long*>(t.team_shmem().get_shmem(SZ * sizeof(long long)));
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(t, lanes), [&](const int l) {
+      off[l] = tiles.offset(g * SZ + l) + r0 * tiles.row_stride;
+    });
+    t.team_barrier();
+    auto* fp = f.data();
+    value_type* bp = &b(g, r0, 0);  // row r0 + r, lane l at bp[r * SZ + l]
+    const long long rs = tiles.row_stride;
+    if (!tiles.transpose) {
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(t, rows * SZ), [&](const int e) {
+        const int r = e / SZ, l = e % SZ;
+        if (l >= lanes) return;
+        if constexpr (Mode == 0) bp[e] = fp[off[l] + r * rs];
+        else if constexpr (Mode == 1) fp[off[l] + r * rs] = bp[e];
+        else fp[off[l] + r * rs] += scale * bp[e];
+      });
+      return;
+    }
+    value_type* tile = static_cast<value_type*>(t.team_shmem().get_shmem(SZ * (R + 1) * sizeof(value_type)));
+    if constexpr (Mode == 0) {
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(t, lanes * R), [&](const int e) {
+        const int l = e / R, r = e % R;
+        if (r < rows) tile[l * (R + 1) + r] = fp[off[l] + r];
+      });
+      t.team_barrier();
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(t, rows * SZ), [&](const int e) {
+        const int r = e / SZ, l = e % SZ;
+        if (l < lanes) bp[e] = tile[l * (R + 1) + r];
+      });
+    } else {
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(t, rows * SZ), [&](const int e) {
+        const int r = e / SZ, l = e % SZ;
+        if (l < lanes) tile[l * (R + 1) + r] = bp[e];
+      });
+      t.team_barrier();
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(t, lanes * R), [&](const int e) {
+        const int l = e / R, r = e % R;
+        if (r >= rows) return;
+        if constexpr (Mode == 1) fp[off[l] + r] = tile[l * (R + 1) + r];
+        else fp[off[l] + r] += scale * tile[l * (R + 1) + r];
+      });
+    }
+  }
+};
+
+template <int Mode, class ExecSpace, class Field, class B>
 void field_lines(const char* fn, const ExecSpace& exec, Direction dir, const Field& f, const B& b,
                  batch_value_t<B> scale) {
   static_assert(Field::rank == 3, "kband: the Cartesian field must be a rank-3 View");
@@ -287,9 +429,15 @@ void field_lines(const char* fn, const ExecSpace& exec, Direction dir, const Fie
               static_cast<int>(f.extent(2)), dir};
   check_batch(fn, "lines", b, map.nsys(), map.n());
   if (map.nsys() == 0 || map.n() == 0) return;
-  Kokkos::parallel_for(fn,
-                       Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<size_t>>(exec, 0, tb::flat_size(b)),
-                       FieldLines<Field, B, Mode>{f, b, map, scale});
+  if constexpr (tb::layout == Layout::Grouped) {
+    using V = std::decay_t<decltype(b.view())>;
+    using K = FieldLinesTiled<ExecSpace, Field, V, tb::sz, Mode>;
+    const K k{f, b.view(), LineTiles<tb::sz, K::R>(dir, f), scale};
+    Kokkos::TeamPolicy<ExecSpace> policy(exec, k.tiles.league, LineTiles<tb::sz, K::R>::template team_size<ExecSpace>());
+    Kokkos::parallel_for(fn, policy.set_scratch_size(0, Kokkos::PerTeam(K::scratch_bytes(k.tiles.transpose))), k);
+  } else {
+    field_lines_flat<Mode>(fn, exec, map, f, b, scale);
+  }
 }
 
 }  // namespace impl

@@ -192,7 +192,11 @@ TYPED_TEST(FieldLines, MappingRoundTripAccumulate) {
   using F = Kokkos::View<T***, typename TypeParam::field_layout>;
   using B = typename TypeParam::lines::template batch<T>;
   Exec exec;
-  for (auto ext : {std::make_tuple(5, 6, 7), std::make_tuple(3, 1, 4)}) {
+  // Extents: small ones; then lines longer than one tile of kband's tiled
+  // conversion (32 rows: full and partial row blocks, x and z) and line
+  // counts that leave a partial group.
+  for (auto ext : {std::make_tuple(5, 6, 7), std::make_tuple(3, 1, 4), std::make_tuple(70, 5, 3),
+                   std::make_tuple(33, 4, 66)}) {
     const int nx = std::get<0>(ext), ny = std::get<1>(ext), nz = std::get<2>(ext);
     Rng rng(mix_seed({static_cast<std::uint64_t>(nx), static_cast<std::uint64_t>(ny), sizeof(T)}));
     const F field("field", nx, ny, nz), out("out", nx, ny, nz), acc("acc", nx, ny, nz);

@@ -280,41 +280,69 @@ struct Products {
 };
 
 /// R_q(i, j, k) (=|+=) -1/2 (u_d d(u_q)/dx_d + d(u_d u_q)/dx_d) + nu d2(u_q)/dx_d^2
-/// for the point p of the d-line components (layout of Lines<T, SZ> with
+/// for the points of the d-line components (layout of Lines<T, SZ> with
 /// ngroups = Mp / SZ), mapped to the home block like kband::field_to_lines.
+/// One kband::LineTiles tile per team: the terms are computed lane-fastest
+/// (the stacks' contiguous order); along x, where the lines run along the
+/// home layout's fastest index, they are staged through team scratch and
+/// written row-fastest, so both sides stay coalesced on GPUs.
 template <class T, int SZ, bool Accumulate>
 struct Combine {
+  using member_type = Kokkos::TeamPolicy<Exec>::member_type;
+  static constexpr int R = 32;
   Pool<T> s, d1, d2;
-  Field<T> r0, r1, r2;
+  Field<T> r[3];
+  kband::LineTiles<SZ, R> tiles;
   long long F;
-  int d, n, nlines, nx, ny;
+  int d;
   T nu;
-  KOKKOS_INLINE_FUNCTION void operator()(const long long p) const {
-    const int q = static_cast<int>(p);  // F < 2^31 (checked): 32-bit index arithmetic
-    const int row = (q / SZ) % n;
-    const int s_ = q / (n * SZ) * SZ + q % SZ;
-    if (s_ >= nlines) return;
-    int i, j, k;
-    if (d == 0) {
-      i = row, j = s_ % ny, k = s_ / ny;
-    } else if (d == 1) {
-      i = s_ % nx, j = row, k = s_ / nx;
-    } else {
-      i = s_ % nx, j = s_ / nx, k = row;
+
+  static size_t scratch_bytes(bool transpose) {
+    return SZ * sizeof(long long) + (transpose ? 3 * static_cast<size_t>(SZ) * (R + 1) * sizeof(T) : 0);
+  }
+  /// Term q at the stack point p (ud = u_d there).
+  KOKKOS_INLINE_FUNCTION T term(const int q, const long long p, const T ud) const {
+    return -T(0.5) * (ud * d1(q * F + p) + d1((3 + q) * F + p)) + nu * d2(q * F + p);
+  }
+  KOKKOS_INLINE_FUNCTION static void put(T& dst, const T v) {
+    if (Accumulate) dst += v;
+    else dst = v;
+  }
+  KOKKOS_INLINE_FUNCTION void operator()(const member_type& t) const {
+    int g, row0, rows, lanes;
+    tiles.tile(t.league_rank(), g, row0, rows, lanes);
+    long long* off = static_cast<long long*>(t.team_shmem().get_shmem(SZ * sizeof(long long)));
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(t, lanes), [&](const int l) {
+      off[l] = tiles.offset(g * SZ + l) + row0 * tiles.row_stride;
+    });
+    t.team_barrier();
+    const long long p0 = (static_cast<long long>(g) * tiles.n + row0) * SZ;  // (row0, lane 0) of the tile
+    const long long rs = tiles.row_stride;
+    T* const out[3] = {r[0].data(), r[1].data(), r[2].data()};
+    if (!tiles.transpose) {
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(t, rows * SZ), [&](const int e) {
+        const int l = e % SZ;
+        if (l >= lanes) return;
+        const long long p = p0 + e, o = off[l] + (e / SZ) * rs;
+        const T ud = s(d * F + p);
+        for (int q = 0; q < 3; ++q) put(out[q][o], term(q, p, ud));
+      });
+      return;
     }
-    const T ud = s(d * F + p), half = T(0.5);
-    const T t0 = -half * (ud * d1(p) + d1(3 * F + p)) + nu * d2(p);
-    const T t1 = -half * (ud * d1(F + p) + d1(4 * F + p)) + nu * d2(F + p);
-    const T t2 = -half * (ud * d1(2 * F + p) + d1(5 * F + p)) + nu * d2(2 * F + p);
-    if (Accumulate) {
-      r0(i, j, k) += t0;
-      r1(i, j, k) += t1;
-      r2(i, j, k) += t2;
-    } else {
-      r0(i, j, k) = t0;
-      r1(i, j, k) = t1;
-      r2(i, j, k) = t2;
-    }
+    T* tile = static_cast<T*>(t.team_shmem().get_shmem(3 * SZ * (R + 1) * sizeof(T)));
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(t, rows * SZ), [&](const int e) {
+      const int rr = e / SZ, l = e % SZ;
+      if (l >= lanes) return;
+      const long long p = p0 + e;
+      const T ud = s(d * F + p);
+      for (int q = 0; q < 3; ++q) tile[(q * SZ + l) * (R + 1) + rr] = term(q, p, ud);
+    });
+    t.team_barrier();
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(t, lanes * R), [&](const int e) {
+      const int l = e / R, rr = e % R;
+      if (rr >= rows) return;
+      for (int q = 0; q < 3; ++q) put(out[q][off[l] + rr], tile[(q * SZ + l) * (R + 1) + rr]);
+    });
   }
 };
 
@@ -456,7 +484,7 @@ class SkewTransport {
     for (int q = 0; q < 3; ++q) {
       if (c) c->start(exec);
       kband::field_to_lines(exec, dir, u.c[q], lines(s_, D, q, 1, D.nlines));
-      if (c) c->stop(exec, "reorder (kband::field_to_lines)", 2, true);
+      if (c) c->stop(exec, d == 0 ? "reorder x (field_to_lines, transposing)" : "reorder y, z (field_to_lines)", 2, true);
     }
     // 2. products u_d * (u, v, w)
     if (c) c->start(exec);
@@ -469,18 +497,24 @@ class SkewTransport {
                     "second derivative, 3 fields");
     // 5. combination into the home layout
     if (c) c->start(exec);
-    const int nx = box_.local[0], ny = box_.local[1];
     if (accumulate)
-      Kokkos::parallel_for("kband_transport::combine_accumulate", detail::Flat(exec, 0, D.F),
-                           detail::Combine<T, SZ, true>{s_, d1_, d2_, r.c[0], r.c[1], r.c[2], D.F, d, D.n, D.nlines,
-                                                        nx, ny, nu_});
+      combine<true>(exec, d, r);
     else
-      Kokkos::parallel_for("kband_transport::combine", detail::Flat(exec, 0, D.F),
-                           detail::Combine<T, SZ, false>{s_, d1_, d2_, r.c[0], r.c[1], r.c[2], D.F, d, D.n,
-                                                         D.nlines, nx, ny, nu_});
+      combine<false>(exec, d, r);
     if (c)
       c->stop(exec, accumulate ? "combine + accumulate-back (y, z)" : "combine (x, assigns)",
               10 + (accumulate ? 6 : 3));
+  }
+
+  template <bool Accumulate>
+  void combine(const Exec& exec, int d, const Vector<T>& r) const {
+    using K = detail::Combine<T, SZ, Accumulate>;
+    const Dir& D = dir_[d];
+    const K k{s_, d1_, d2_, {r.c[0], r.c[1], r.c[2]}, kband::LineTiles<SZ, K::R>(static_cast<Direction>(d), r.c[0]),
+              D.F, d, nu_};
+    Kokkos::TeamPolicy<Exec> policy(exec, k.tiles.league, kband::LineTiles<SZ, K::R>::template team_size<Exec>());
+    Kokkos::parallel_for(Accumulate ? "kband_transport::combine_accumulate" : "kband_transport::combine",
+                         policy.set_scratch_size(0, Kokkos::PerTeam(K::scratch_bytes(k.tiles.transpose))), k);
   }
 
   Box box_;

@@ -585,19 +585,30 @@ class CGDriver {
     op_.finish(exec, CGFinish<T, Mem, kPrecNone>{step_of<kPrecNone>(pold, pold, x)});
   }
 
-  /// Reads the history up to k (fences) and decides; true when the solve stopped.
+  /// Reads the history up to k (fences) and decides; true when the solve
+  /// stopped. Incremental: res.history holds the entries 0..j0 of earlier
+  /// calls of this solve (every one passed the checks below), so only the
+  /// slots from j0 on are copied and examined: a solve of K iterations
+  /// reads O(K) history in all, not O(K^2 / check_every).
   bool analyse(const Exec& exec, int k, int maxit, CGResult& res) {
-    auto hs = Kokkos::create_mirror_view(Kokkos::subview(st_.sums, Kokkos::make_pair(0, k + 1)));
-    auto hp = Kokkos::create_mirror_view(Kokkos::subview(st_.pap, Kokkos::make_pair(0, k)));
+    const int j0 = res.history.empty() ? 0 : static_cast<int>(res.history.size()) - 1;
+    if (hsums_.extent(0) < st_.sums.extent(0)) {
+      hsums_ = Kokkos::create_mirror_view(st_.sums);
+      hpap_ = Kokkos::create_mirror_view(st_.pap);
+    }
     exec.fence();
-    Kokkos::deep_copy(hs, Kokkos::subview(st_.sums, Kokkos::make_pair(0, k + 1)));
-    Kokkos::deep_copy(hp, Kokkos::subview(st_.pap, Kokkos::make_pair(0, k)));
+    Kokkos::deep_copy(Kokkos::subview(hsums_, Kokkos::make_pair(j0, k + 1)),
+                      Kokkos::subview(st_.sums, Kokkos::make_pair(j0, k + 1)));
+    if (k > j0)
+      Kokkos::deep_copy(Kokkos::subview(hpap_, Kokkos::make_pair(j0, k)),
+                        Kokkos::subview(st_.pap, Kokkos::make_pair(j0, k)));
+    const auto& hs = hsums_;
+    const auto& hp = hpap_;
     const double rr0 = static_cast<double>(hs(0).rr);
-    res.history.clear();
     auto rel = [&](int j) { return rr0 > 0 ? std::sqrt(static_cast<double>(hs(j).rr) / rr0) : 0.0; };
-    for (int j = 0; j <= k; ++j) {
+    for (int j = j0; j <= k; ++j) {
       const double rr = hs(j).rr, rz = hs(j).rz;
-      res.history.push_back(rel(j));
+      if (j >= static_cast<int>(res.history.size())) res.history.push_back(rel(j));
       res.iterations = j;
       res.relative_residual = rel(j);
       if (!std::isfinite(rr) || !std::isfinite(rz)) {
@@ -634,6 +645,8 @@ class CGDriver {
   const LineSolver<T, Mem>* line_;
   CGState<T, Mem> st_;
   Vec r_, q_, aux_, p_[2];
+  typename Kokkos::View<CGSums<T>*, Mem>::HostMirror hsums_;  // host copies of the history (analyse)
+  typename Kokkos::View<T*, Mem>::HostMirror hpap_;
 };
 
 /// What the single-rank operators share: no halo, the start spmv, the finish.
