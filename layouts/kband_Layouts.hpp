@@ -355,6 +355,28 @@ struct LineTiles {
 
 namespace impl {
 
+/// Moves `total` items of a team through registers: item e is read by
+/// load(e, v) (false: no item there) and written by store(e, v). Each thread
+/// issues the loads of U items before their stores, so U loads per thread
+/// are in flight; a plain loop over the items would wait for every load in
+/// turn, as the compiler cannot prove that a store does not alias the next
+/// load. Items are dealt round-robin (item e to thread e % team_size), so
+/// the threads of a warp touch consecutive items.
+template <int U, class T, class Member, class Load, class Store>
+KOKKOS_INLINE_FUNCTION void team_move(const Member& t, const int total, const Load& load, const Store& store) {
+  const int ts = t.team_size();
+  for (int base = t.team_rank(); base < total; base += U * ts) {
+    T v[U];
+    bool ok[U];
+    for (int u = 0; u < U; ++u) {
+      const int e = base + u * ts;
+      ok[u] = e < total && load(e, v[u]);
+    }
+    for (int u = 0; u < U; ++u)
+      if (ok[u]) store(base + u * ts, v[u]);
+  }
+}
+
 /// Field <-> GroupedBatch, one LineTiles tile per team (see there); Mode as
 /// in FieldLines. Team scratch: the tile's SZ line offsets, then (transpose
 /// only) the tile itself as [lane][row], rows padded to Rows + 1.
@@ -363,6 +385,7 @@ struct FieldLinesTiled {
   using member_type = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
   using value_type = typename V::non_const_value_type;
   static constexpr int R = 32;
+  static constexpr int kU = 4;  // items in flight per thread (team_move)
   Field f;
   V b;  // GroupedBatch storage (ngroups, n, SZ)
   LineTiles<SZ, R> tiles;
@@ -383,38 +406,65 @@ struct FieldLinesTiled {
     value_type* bp = &b(g, r0, 0);  // row r0 + r, lane l at bp[r * SZ + l]
     const long long rs = tiles.row_stride;
     if (!tiles.transpose) {
-      Kokkos::parallel_for(Kokkos::TeamThreadRange(t, rows * SZ), [&](const int e) {
-        const int r = e / SZ, l = e % SZ;
-        if (l >= lanes) return;
-        if constexpr (Mode == 0) bp[e] = fp[off[l] + r * rs];
-        else if constexpr (Mode == 1) fp[off[l] + r * rs] = bp[e];
-        else fp[off[l] + r * rs] += scale * bp[e];
-      });
+      team_move<kU, value_type>(
+          t, rows * SZ,
+          [&](const int e, value_type& v) {
+            const int l = e % SZ;
+            if (l >= lanes) return false;
+            if constexpr (Mode == 0) v = fp[off[l] + (e / SZ) * rs];
+            else if constexpr (Mode == 1) v = bp[e];
+            else v = fp[off[l] + (e / SZ) * rs] + scale * bp[e];
+            return true;
+          },
+          [&](const int e, const value_type v) {
+            if constexpr (Mode == 0) bp[e] = v;
+            else fp[off[e % SZ] + (e / SZ) * rs] = v;
+          });
       return;
     }
     value_type* tile = static_cast<value_type*>(t.team_shmem().get_shmem(SZ * (R + 1) * sizeof(value_type)));
+    // the field side: item e = (lane e / R, row e % R), rows contiguous in the field
+    auto field_item = [&](const int e, int& l, int& r) {
+      l = e / R;
+      r = e % R;
+      return r < rows;
+    };
+    // the batch side: item e = (row e / SZ, lane e % SZ), lanes contiguous in the batch
+    auto tile_at = [&](const int e) -> value_type& { return tile[(e % SZ) * (R + 1) + e / SZ]; };
     if constexpr (Mode == 0) {
-      Kokkos::parallel_for(Kokkos::TeamThreadRange(t, lanes * R), [&](const int e) {
-        const int l = e / R, r = e % R;
-        if (r < rows) tile[l * (R + 1) + r] = fp[off[l] + r];
-      });
+      team_move<kU, value_type>(
+          t, lanes * R,
+          [&](const int e, value_type& v) {
+            int l, r;
+            if (!field_item(e, l, r)) return false;
+            v = fp[off[l] + r];
+            return true;
+          },
+          [&](const int e, const value_type v) { tile[(e / R) * (R + 1) + e % R] = v; });
       t.team_barrier();
       Kokkos::parallel_for(Kokkos::TeamThreadRange(t, rows * SZ), [&](const int e) {
-        const int r = e / SZ, l = e % SZ;
-        if (l < lanes) bp[e] = tile[l * (R + 1) + r];
+        if (e % SZ < lanes) bp[e] = tile_at(e);
       });
     } else {
-      Kokkos::parallel_for(Kokkos::TeamThreadRange(t, rows * SZ), [&](const int e) {
-        const int r = e / SZ, l = e % SZ;
-        if (l < lanes) tile[l * (R + 1) + r] = bp[e];
-      });
+      team_move<kU, value_type>(
+          t, rows * SZ,
+          [&](const int e, value_type& v) {
+            if (e % SZ >= lanes) return false;
+            v = bp[e];
+            return true;
+          },
+          [&](const int e, const value_type v) { tile_at(e) = v; });
       t.team_barrier();
-      Kokkos::parallel_for(Kokkos::TeamThreadRange(t, lanes * R), [&](const int e) {
-        const int l = e / R, r = e % R;
-        if (r >= rows) return;
-        if constexpr (Mode == 1) fp[off[l] + r] = tile[l * (R + 1) + r];
-        else fp[off[l] + r] += scale * tile[l * (R + 1) + r];
-      });
+      team_move<kU, value_type>(
+          t, lanes * R,
+          [&](const int e, value_type& v) {
+            int l, r;
+            if (!field_item(e, l, r)) return false;
+            v = tile[l * (R + 1) + r];
+            if constexpr (Mode == 2) v = fp[off[l] + r] + scale * v;
+            return true;
+          },
+          [&](const int e, const value_type v) { fp[off[e / R] + e % R] = v; });
     }
   }
 };

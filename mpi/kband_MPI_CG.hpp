@@ -142,15 +142,15 @@ struct DistCDSOperator {
   }
   template <class Step, class Slot>
   void step(const Exec& exec, const Step& s, const Kokkos::View<T*, Mem>& q, const Slot& pap) const {
-    Kokkos::parallel_for("kband::mpi::cg::direction", Kokkos::RangePolicy<Exec>(exec, 0, s.st.chunks()),
+    Kokkos::parallel_for("kband::mpi::cg::direction", kband::impl::CGPolicy<Exec>(exec, 0, s.st.chunks()),
                          kband::impl::CGDirection<T, Mem, Step::prec>{s});
     exchange(exec, s.pnew);
-    Kokkos::parallel_reduce("kband::mpi::cg::apply", Kokkos::RangePolicy<Exec>(exec, 0, s.st.chunks()),
+    Kokkos::parallel_reduce("kband::mpi::cg::apply", kband::impl::CGPolicy<Exec>(exec, 0, s.st.chunks()),
                             kband::impl::CGHaloApply<Row, T, Mem>{s.st, row(), s.pnew, q, A.halo, lo(), hi()}, pap);
   }
   template <class K>
   void finish(const Exec& exec, const K& k) const {
-    Kokkos::parallel_for("kband::mpi::cg::finish", Kokkos::RangePolicy<Exec>(exec, 0, k.s.st.chunks()), k);
+    Kokkos::parallel_for("kband::mpi::cg::finish", kband::impl::CGPolicy<Exec>(exec, 0, k.s.st.chunks()), k);
   }
 };
 

@@ -102,11 +102,26 @@ struct CGState {
   Kokkos::View<T*, Mem> pap;           // (max_iterations + 1)
   T tol2 = 0;
   int k = 0;
-  int n = 0, chunk = 1;  // rows; rows per work item (1 on GPUs; a block on CPUs, so the
-                         // scalars below are read once per block and the row loop vectorises)
-  int chunks() const { return (n + chunk - 1) / chunk; }
-  KOKKOS_INLINE_FUNCTION int begin(const int c) const { return c * chunk; }
-  KOKKOS_INLINE_FUNCTION int end(const int c) const { return (c + 1) * chunk < n ? (c + 1) * chunk : n; }
+  // Rows of a work item: the per-iteration scalars below (go, alpha, beta:
+  // history reads and divisions) are evaluated once per item, not per row.
+  // CPUs: item c = the block of `chunk` (512) consecutive rows from c*chunk,
+  // so the row loop vectorises. GPUs: item c = rows c, c + W, c + 2W, ...
+  // (W = items, at most `chunk` = 4 rows), so a warp's items are
+  // consecutive rows and every access stays coalesced.
+  int n = 0, chunk = 1, items = 0;
+  bool strided = false;
+  void set_rows(const int rows, const bool device) {
+    n = rows;
+    chunk = device ? 4 : 512;
+    strided = device;
+    items = (n + chunk - 1) / chunk;
+  }
+  int chunks() const { return items; }
+  /// Rows of item c, and its m-th row.
+  KOKKOS_INLINE_FUNCTION int count(const int c) const {
+    return strided ? (n - 1 - c) / items + 1 : ((c + 1) * chunk < n ? chunk : n - c * chunk);
+  }
+  KOKKOS_INLINE_FUNCTION int row(const int c, const int m) const { return strided ? c + m * items : c * chunk + m; }
   KOKKOS_INLINE_FUNCTION bool go() const {
     const CGSums<T> s = sums(k);
     return s.rr > tol2 * sums(0).rr && finite_(s.rr) && s.rz > T(0) && finite_(s.rz);
@@ -117,6 +132,14 @@ struct CGState {
 };
 
 enum { kPrecNone = 0, kPrecJacobi = 1, kPrecLine = 2 };
+
+/// Range policy of the CG row kernels (one work item per CGState item). On
+/// GPUs the kernels are capped at 32 registers with 256-thread blocks, so
+/// that Kokkos' reduction grid (sized for the threads the device holds at
+/// once) runs in one wave instead of one and a third (H200: 40 registers
+/// left 6 of its 8 blocks per multiprocessor resident).
+template <class Exec>
+using CGPolicy = Kokkos::RangePolicy<Exec, Kokkos::LaunchBounds<256, 8>>;
 
 /// The search direction p_new(j) = z(j) + beta p_old(j), z = r, r/diag or the line solve.
 /// p vectors carry a halo of h entries each side (h = 0 on one rank).
@@ -153,12 +176,16 @@ struct CGFusedApply {
   Kokkos::View<T*, Mem> q;
   KOKKOS_INLINE_FUNCTION void operator()(const int c, T& pap) const {
     const T a = s.x_alpha();
-    const int i0 = s.st.begin(c), i1 = s.st.end(c);
+    const int cnt = s.st.count(c);
     if (a != T(0))
-      for (int i = i0; i < i1; ++i) s.x(i) += a * s.pold(i);
+      for (int m = 0; m < cnt; ++m) {
+        const int i = s.st.row(c, m);
+        s.x(i) += a * s.pold(i);
+      }
     if (!s.st.go()) return;
     const CGDir<T, Mem, Prec> d = s.dir();
-    for (int i = i0; i < i1; ++i) {
+    for (int m = 0; m < cnt; ++m) {
+      const int i = s.st.row(c, m);
       const T qi = row.apply(i, d, 0, row.n);
       const T pi = d(i);
       s.pnew(i) = pi;
@@ -174,12 +201,18 @@ struct CGDirection {
   CGStep<T, Mem, Prec> s;
   KOKKOS_INLINE_FUNCTION void operator()(const int c) const {
     const T a = s.x_alpha();
-    const int i0 = s.st.begin(c), i1 = s.st.end(c);
+    const int cnt = s.st.count(c);
     if (a != T(0))
-      for (int i = i0; i < i1; ++i) s.x(i) += a * s.pold(i + s.h);
+      for (int m = 0; m < cnt; ++m) {
+        const int i = s.st.row(c, m);
+        s.x(i) += a * s.pold(i + s.h);
+      }
     if (!s.st.go()) return;
     const CGDir<T, Mem, Prec> d = s.dir();
-    for (int i = i0; i < i1; ++i) s.pnew(i + s.h) = d(i);
+    for (int m = 0; m < cnt; ++m) {
+      const int i = s.st.row(c, m);
+      s.pnew(i + s.h) = d(i);
+    }
   }
 };
 
@@ -199,7 +232,8 @@ struct CGHaloApply {
   };
   KOKKOS_INLINE_FUNCTION void operator()(const int c, T& pap) const {
     if (!st.go()) return;
-    for (int i = st.begin(c); i < st.end(c); ++i) {
+    for (int m = 0, cnt = st.count(c); m < cnt; ++m) {
+      const int i = st.row(c, m);
       const T qi = row.apply(i, Shifted{p, h}, lo, hi);
       q(i) = qi;
       pap += p(i + h) * qi;
@@ -207,7 +241,10 @@ struct CGHaloApply {
   }
 };
 
-/// K1b on a dense matrix: a team per row.
+/// K1b on a dense matrix: a team of R rows (R = team size), one row per
+/// thread, the row's columns over the thread's vector lanes (a warp per row
+/// on GPUs: coalesced reads of the row-major matrix, a shuffle reduction, no
+/// team barrier per row; the rows' p.Ap summed over the team once).
 template <class Exec, class VA, class T, class Mem>
 struct CGDenseApply {
   CGState<T, Mem> st;
@@ -217,15 +254,30 @@ struct CGDenseApply {
   using member = typename Kokkos::TeamPolicy<Exec>::member_type;
   KOKKOS_INLINE_FUNCTION void operator()(const member& t, T& pap) const {
     if (!st.go()) return;
-    const int i = t.league_rank();
-    T s = 0;
-    Kokkos::parallel_reduce(Kokkos::TeamThreadRange(t, static_cast<int>(A.extent(1))),
-                            [&](const int j, T& acc) { acc += A(i, j) * p(j); }, s);
-    Kokkos::single(Kokkos::PerTeam(t), [&]() {
-      q(i) = s;
-      pap += p(i) * s;
-    });
+    const int n = static_cast<int>(A.extent(0)), ncol = static_cast<int>(A.extent(1));
+    const int i0 = t.league_rank() * t.team_size();
+    const int rows = n - i0 < t.team_size() ? n - i0 : t.team_size();
+    T team_pap = 0;
+    Kokkos::parallel_reduce(
+        Kokkos::TeamThreadRange(t, rows),
+        [&](const int rr, T& acc) {
+          const int i = i0 + rr;
+          T s = 0;
+          Kokkos::parallel_reduce(Kokkos::ThreadVectorRange(t, ncol), [&](const int j, T& a) { a += A(i, j) * p(j); }, s);
+          Kokkos::single(Kokkos::PerThread(t), [&]() { q(i) = s; });
+          acc += p(i) * s;
+        },
+        team_pap);
+    Kokkos::single(Kokkos::PerTeam(t), [&]() { pap += team_pap; });
   }
+};
+
+/// Launch shape of CGDenseApply: rows per team and vector lanes per row
+/// (8 x 32 on GPUs, 1 x 1 on CPUs).
+template <class Exec>
+struct CGDenseShape {
+  static constexpr int rows = is_device_exec<Exec>::value ? 8 : 1;
+  static constexpr int lanes = is_device_exec<Exec>::value ? 32 : 1;
 };
 
 /// K2: r -= alpha q; sums(k+1) = (r.r, r.z) (Line: the sums come after the line solve).
@@ -238,7 +290,8 @@ struct CGResidual {
     if (!st.ran(st.k)) return;
     const T a = st.alpha(st.k);
     T rr = 0, rz = 0;
-    for (int i = st.begin(c); i < st.end(c); ++i) {
+    for (int m = 0, cnt = st.count(c); m < cnt; ++m) {
+      const int i = st.row(c, m);
       const T ri = r(i) - a * q(i);
       r(i) = ri;
       rr += ri * ri;
@@ -262,7 +315,10 @@ struct CGResidualUpdate {
   KOKKOS_INLINE_FUNCTION void operator()(const int c) const {
     if (!st.ran(st.k)) return;
     const T a = st.alpha(st.k);
-    for (int i = st.begin(c); i < st.end(c); ++i) r(i) -= a * q(i);
+    for (int m = 0, cnt = st.count(c); m < cnt; ++m) {
+      const int i = st.row(c, m);
+      r(i) -= a * q(i);
+    }
   }
 };
 
@@ -273,7 +329,10 @@ struct CGFinish {
   KOKKOS_INLINE_FUNCTION void operator()(const int c) const {
     const T a = s.x_alpha();
     if (a != T(0))
-      for (int i = s.st.begin(c); i < s.st.end(c); ++i) s.x(i) += a * s.pold(i + s.h);
+      for (int m = 0, cnt = s.st.count(c); m < cnt; ++m) {
+        const int i = s.st.row(c, m);
+        s.x(i) += a * s.pold(i + s.h);
+      }
   }
 };
 
@@ -290,7 +349,8 @@ struct CGSumsKernel {
   using value_type = CGSums<T>;
   KOKKOS_INLINE_FUNCTION void operator()(const int c, CGSums<T>& s) const {
     if (!start && !st.ran(st.k)) return;
-    for (int i = st.begin(c); i < st.end(c); ++i) {
+    for (int m = 0, cnt = st.count(c); m < cnt; ++m) {
+      const int i = st.row(c, m);
       T ri;
       if (compute_r) {
         ri = b(i) - q(i);
@@ -510,8 +570,7 @@ class CGDriver {
                                       maxit + 1);
     }
     st_.tol2 = static_cast<T>(opt.tol * opt.tol);
-    st_.n = n;
-    st_.chunk = is_device_exec<Exec>::value ? 1 : 512;
+    st_.set_rows(n, is_device_exec<Exec>::value);
     const int pk = prec_ == CGPreconditioner::None ? kPrecNone : (prec_ == CGPreconditioner::Jacobi ? kPrecJacobi : kPrecLine);
     Kokkos::deep_copy(exec, p_[0], T(0));
     // r = b - A x, (r.r, r.z) at k = 0
@@ -547,7 +606,7 @@ class CGDriver {
   template <class K>
   void reduce_sums(const Exec& exec, const Comm& comm, const K& kernel, int slot) {
     auto dst = Kokkos::subview(st_.sums, slot);
-    Kokkos::parallel_reduce("kband::cg::sums", Kokkos::RangePolicy<Exec>(exec, 0, st_.chunks()), kernel, dst);
+    Kokkos::parallel_reduce("kband::cg::sums", CGPolicy<Exec>(exec, 0, st_.chunks()), kernel, dst);
     comm.sum(exec, dst);
   }
 
@@ -570,7 +629,7 @@ class CGDriver {
     op_.step(exec, step_of<P>(pold, pnew, x), q_, pap);
     comm.sum(exec, pap);
     if (P == kPrecLine) {
-      Kokkos::parallel_for("kband::cg::residual", Kokkos::RangePolicy<Exec>(exec, 0, st_.chunks()), CGResidualUpdate<T, Mem>{st_, r_, q_});
+      Kokkos::parallel_for("kband::cg::residual", CGPolicy<Exec>(exec, 0, st_.chunks()), CGResidualUpdate<T, Mem>{st_, r_, q_});
       line_->apply(exec, r_, aux_);
       reduce_sums(exec, comm, CGSumsKernel<T, Mem>{st_, r_, r_, q_, aux_, aux_, P, false, false}, k + 1);
     } else {
@@ -663,7 +722,7 @@ struct LocalOperator {
   }
   template <class K>
   void finish(const Exec& exec, const K& k) const {
-    Kokkos::parallel_for("kband::cg::finish", Kokkos::RangePolicy<Exec>(exec, 0, k.s.st.chunks()), k);
+    Kokkos::parallel_for("kband::cg::finish", CGPolicy<Exec>(exec, 0, k.s.st.chunks()), k);
   }
 };
 
@@ -682,10 +741,10 @@ struct CDSOperator : LocalOperator<Exec, T, Mem, CDSMatrix<T, Mem>> {
     constexpr int P = Step::prec;
     const auto& A = this->A;
     if (CDSOffsets::fits(A.ndiag()))
-      Kokkos::parallel_reduce("kband::cg::apply", Kokkos::RangePolicy<Exec>(exec, 0, s.st.chunks()),
+      Kokkos::parallel_reduce("kband::cg::apply", CGPolicy<Exec>(exec, 0, s.st.chunks()),
                               CGFusedApply<CDSRowOf<T, Mem>, T, Mem, P>{s, cds_row(A), q}, pap);
     else
-      Kokkos::parallel_reduce("kband::cg::apply", Kokkos::RangePolicy<Exec>(exec, 0, s.st.chunks()),
+      Kokkos::parallel_reduce("kband::cg::apply", CGPolicy<Exec>(exec, 0, s.st.chunks()),
                               CGFusedApply<CDSRowOfView<T, Mem>, T, Mem, P>{s, cds_row_view(A), q}, pap);
   }
 };
@@ -703,8 +762,10 @@ struct DenseOperator : LocalOperator<Exec, T, Mem, VA> {
   void step(const Exec& exec, const Step& s, const Kokkos::View<T*, Mem>& q, const Slot& pap) const {
     constexpr int P = Step::prec;
     const int n = this->rows;
-    Kokkos::parallel_for("kband::cg::direction", Kokkos::RangePolicy<Exec>(exec, 0, s.st.chunks()), CGDirection<T, Mem, P>{s});
-    Kokkos::parallel_reduce("kband::cg::apply(dense)", Kokkos::TeamPolicy<Exec>(exec, n, dense_team_size<Exec>()),
+    Kokkos::parallel_for("kband::cg::direction", CGPolicy<Exec>(exec, 0, s.st.chunks()), CGDirection<T, Mem, P>{s});
+    using Shape = CGDenseShape<Exec>;
+    Kokkos::parallel_reduce("kband::cg::apply(dense)",
+                            Kokkos::TeamPolicy<Exec>(exec, (n + Shape::rows - 1) / Shape::rows, Shape::rows, Shape::lanes),
                             CGDenseApply<Exec, VA, T, Mem>{s.st, this->A, s.pnew, q}, pap);
   }
 };
