@@ -117,11 +117,12 @@ struct CGState {
     items = (n + chunk - 1) / chunk;
   }
   int chunks() const { return items; }
-  /// Rows of item c, and its m-th row.
-  KOKKOS_INLINE_FUNCTION int count(const int c) const {
-    return strided ? (n - 1 - c) / items + 1 : ((c + 1) * chunk < n ? chunk : n - c * chunk);
+  /// Rows of item c: first(c), first(c) + step(), ... below last(c).
+  KOKKOS_INLINE_FUNCTION int first(const int c) const { return strided ? c : c * chunk; }
+  KOKKOS_INLINE_FUNCTION int last(const int c) const {
+    return strided || (c + 1) * chunk > n ? n : (c + 1) * chunk;
   }
-  KOKKOS_INLINE_FUNCTION int row(const int c, const int m) const { return strided ? c + m * items : c * chunk + m; }
+  KOKKOS_INLINE_FUNCTION int step() const { return strided ? items : 1; }
   KOKKOS_INLINE_FUNCTION bool go() const {
     const CGSums<T> s = sums(k);
     return s.rr > tol2 * sums(0).rr && finite_(s.rr) && s.rz > T(0) && finite_(s.rz);
@@ -176,16 +177,13 @@ struct CGFusedApply {
   Kokkos::View<T*, Mem> q;
   KOKKOS_INLINE_FUNCTION void operator()(const int c, T& pap) const {
     const T a = s.x_alpha();
-    const int cnt = s.st.count(c);
     if (a != T(0))
-      for (int m = 0; m < cnt; ++m) {
-        const int i = s.st.row(c, m);
+      for (int i = s.st.first(c), e = s.st.last(c), di = s.st.step(); i < e; i += di) {
         s.x(i) += a * s.pold(i);
       }
     if (!s.st.go()) return;
     const CGDir<T, Mem, Prec> d = s.dir();
-    for (int m = 0; m < cnt; ++m) {
-      const int i = s.st.row(c, m);
+    for (int i = s.st.first(c), e = s.st.last(c), di = s.st.step(); i < e; i += di) {
       const T qi = row.apply(i, d, 0, row.n);
       const T pi = d(i);
       s.pnew(i) = pi;
@@ -201,16 +199,13 @@ struct CGDirection {
   CGStep<T, Mem, Prec> s;
   KOKKOS_INLINE_FUNCTION void operator()(const int c) const {
     const T a = s.x_alpha();
-    const int cnt = s.st.count(c);
     if (a != T(0))
-      for (int m = 0; m < cnt; ++m) {
-        const int i = s.st.row(c, m);
+      for (int i = s.st.first(c), e = s.st.last(c), di = s.st.step(); i < e; i += di) {
         s.x(i) += a * s.pold(i + s.h);
       }
     if (!s.st.go()) return;
     const CGDir<T, Mem, Prec> d = s.dir();
-    for (int m = 0; m < cnt; ++m) {
-      const int i = s.st.row(c, m);
+    for (int i = s.st.first(c), e = s.st.last(c), di = s.st.step(); i < e; i += di) {
       s.pnew(i + s.h) = d(i);
     }
   }
@@ -232,8 +227,7 @@ struct CGHaloApply {
   };
   KOKKOS_INLINE_FUNCTION void operator()(const int c, T& pap) const {
     if (!st.go()) return;
-    for (int m = 0, cnt = st.count(c); m < cnt; ++m) {
-      const int i = st.row(c, m);
+    for (int i = st.first(c), e = st.last(c), di = st.step(); i < e; i += di) {
       const T qi = row.apply(i, Shifted{p, h}, lo, hi);
       q(i) = qi;
       pap += p(i + h) * qi;
@@ -241,43 +235,65 @@ struct CGHaloApply {
   }
 };
 
-/// K1b on a dense matrix: a team of R rows (R = team size), one row per
-/// thread, the row's columns over the thread's vector lanes (a warp per row
-/// on GPUs: coalesced reads of the row-major matrix, a shuffle reduction, no
-/// team barrier per row; the rows' p.Ap summed over the team once).
-template <class Exec, class VA, class T, class Mem>
+/// K1 on a dense matrix (one rank), fused like CGFusedApply: q = A p_new
+/// with p_new = z + beta p_old formed on the fly at every column (from
+/// cache), p_new and the x update of the previous iteration written for the
+/// team's own rows, p.Ap. A team holds R rows, each split into S column
+/// parts; one thread per part, its vector lanes over the part's columns (a
+/// warp per part on GPUs: coalesced row reads and a shuffle reduction). S > 1
+/// keeps the device's warp slots filled when there are few rows; the parts
+/// meet in team scratch. Team size R * S.
+template <class Exec, class VA, class T, class Mem, int Prec>
 struct CGDenseApply {
-  CGState<T, Mem> st;
+  CGStep<T, Mem, Prec> s;
   VA A;
-  Kokkos::View<const T*, Mem> p;
   Kokkos::View<T*, Mem> q;
+  int R, S;
   using member = typename Kokkos::TeamPolicy<Exec>::member_type;
   KOKKOS_INLINE_FUNCTION void operator()(const member& t, T& pap) const {
-    if (!st.go()) return;
     const int n = static_cast<int>(A.extent(0)), ncol = static_cast<int>(A.extent(1));
-    const int i0 = t.league_rank() * t.team_size();
-    const int rows = n - i0 < t.team_size() ? n - i0 : t.team_size();
+    const int i0 = t.league_rank() * R;
+    const int rows = n - i0 < R ? n - i0 : R;
+    const T a = s.x_alpha();
+    if (!s.st.go()) {
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(t, rows), [&](const int rr) {
+        Kokkos::single(Kokkos::PerThread(t), [&]() {
+          if (a != T(0)) s.x(i0 + rr) += a * s.pold(i0 + rr + s.h);
+        });
+      });
+      return;
+    }
+    const CGDir<T, Mem, Prec> d = s.dir();
+    T* part = static_cast<T*>(t.team_shmem().get_shmem(R * S * sizeof(T)));
+    const int w = (ncol + S - 1) / S;  // columns per part
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(t, rows * S), [&](const int k) {
+      const int i = i0 + k / S, j0 = (k % S) * w;
+      const int len = ncol - j0 < w ? ncol - j0 : w;
+      T sum = 0;
+      Kokkos::parallel_reduce(
+          Kokkos::ThreadVectorRange(t, len > 0 ? len : 0),
+          [&](const int jj, T& acc) { acc += A(i, j0 + jj) * d(j0 + jj); }, sum);
+      Kokkos::single(Kokkos::PerThread(t), [&]() { part[k] = sum; });
+    });
+    t.team_barrier();
     T team_pap = 0;
     Kokkos::parallel_reduce(
         Kokkos::TeamThreadRange(t, rows),
         [&](const int rr, T& acc) {
           const int i = i0 + rr;
-          T s = 0;
-          Kokkos::parallel_reduce(Kokkos::ThreadVectorRange(t, ncol), [&](const int j, T& a) { a += A(i, j) * p(j); }, s);
-          Kokkos::single(Kokkos::PerThread(t), [&]() { q(i) = s; });
-          acc += p(i) * s;
+          T qi = 0;
+          for (int h = 0; h < S; ++h) qi += part[rr * S + h];
+          const T pi = d(i);
+          Kokkos::single(Kokkos::PerThread(t), [&]() {
+            q(i) = qi;
+            s.pnew(i + s.h) = pi;
+            if (a != T(0)) s.x(i) += a * s.pold(i + s.h);
+          });
+          acc += pi * qi;
         },
         team_pap);
     Kokkos::single(Kokkos::PerTeam(t), [&]() { pap += team_pap; });
   }
-};
-
-/// Launch shape of CGDenseApply: rows per team and vector lanes per row
-/// (8 x 32 on GPUs, 1 x 1 on CPUs).
-template <class Exec>
-struct CGDenseShape {
-  static constexpr int rows = is_device_exec<Exec>::value ? 8 : 1;
-  static constexpr int lanes = is_device_exec<Exec>::value ? 32 : 1;
 };
 
 /// K2: r -= alpha q; sums(k+1) = (r.r, r.z) (Line: the sums come after the line solve).
@@ -290,8 +306,7 @@ struct CGResidual {
     if (!st.ran(st.k)) return;
     const T a = st.alpha(st.k);
     T rr = 0, rz = 0;
-    for (int m = 0, cnt = st.count(c); m < cnt; ++m) {
-      const int i = st.row(c, m);
+    for (int i = st.first(c), e = st.last(c), di = st.step(); i < e; i += di) {
       const T ri = r(i) - a * q(i);
       r(i) = ri;
       rr += ri * ri;
@@ -315,8 +330,7 @@ struct CGResidualUpdate {
   KOKKOS_INLINE_FUNCTION void operator()(const int c) const {
     if (!st.ran(st.k)) return;
     const T a = st.alpha(st.k);
-    for (int m = 0, cnt = st.count(c); m < cnt; ++m) {
-      const int i = st.row(c, m);
+    for (int i = st.first(c), e = st.last(c), di = st.step(); i < e; i += di) {
       r(i) -= a * q(i);
     }
   }
@@ -329,8 +343,7 @@ struct CGFinish {
   KOKKOS_INLINE_FUNCTION void operator()(const int c) const {
     const T a = s.x_alpha();
     if (a != T(0))
-      for (int m = 0, cnt = s.st.count(c); m < cnt; ++m) {
-        const int i = s.st.row(c, m);
+      for (int i = s.st.first(c), e = s.st.last(c), di = s.st.step(); i < e; i += di) {
         s.x(i) += a * s.pold(i + s.h);
       }
   }
@@ -349,8 +362,7 @@ struct CGSumsKernel {
   using value_type = CGSums<T>;
   KOKKOS_INLINE_FUNCTION void operator()(const int c, CGSums<T>& s) const {
     if (!start && !st.ran(st.k)) return;
-    for (int m = 0, cnt = st.count(c); m < cnt; ++m) {
-      const int i = st.row(c, m);
+    for (int i = st.first(c), e = st.last(c), di = st.step(); i < e; i += di) {
       T ri;
       if (compute_r) {
         ri = b(i) - q(i);
@@ -749,7 +761,7 @@ struct CDSOperator : LocalOperator<Exec, T, Mem, CDSMatrix<T, Mem>> {
   }
 };
 
-/// Single-rank dense operator: direction kernel, then a team per row.
+/// Single-rank dense operator: one fused kernel (CGDenseApply) per iteration's first half.
 template <class Exec, class T, class Mem, class VA>
 struct DenseOperator : LocalOperator<Exec, T, Mem, VA> {
   using Base = LocalOperator<Exec, T, Mem, VA>;
@@ -762,11 +774,20 @@ struct DenseOperator : LocalOperator<Exec, T, Mem, VA> {
   void step(const Exec& exec, const Step& s, const Kokkos::View<T*, Mem>& q, const Slot& pap) const {
     constexpr int P = Step::prec;
     const int n = this->rows;
-    Kokkos::parallel_for("kband::cg::direction", CGPolicy<Exec>(exec, 0, s.st.chunks()), CGDirection<T, Mem, P>{s});
-    using Shape = CGDenseShape<Exec>;
-    Kokkos::parallel_reduce("kband::cg::apply(dense)",
-                            Kokkos::TeamPolicy<Exec>(exec, (n + Shape::rows - 1) / Shape::rows, Shape::rows, Shape::lanes),
-                            CGDenseApply<Exec, VA, T, Mem>{s.st, this->A, s.pnew, q}, pap);
+    // GPUs: 8 warps per team (capped at 32 registers, so that 8 teams fit
+    // a multiprocessor); S column parts per row, enough to give every warp
+    // slot of the device a part (S <= 8, a power of two); CPUs: 1 x 1.
+    const bool dev = is_device_exec<Exec>::value;
+    int S = 1;
+    if (dev) {
+      const long long warps = static_cast<long long>(exec.concurrency()) / 32;
+      while (S < 8 && static_cast<long long>(n) * S * 2 <= warps) S *= 2;
+    }
+    const int R = dev ? 8 / S : 1;
+    using K = CGDenseApply<Exec, VA, T, Mem, P>;
+    Kokkos::TeamPolicy<Exec, Kokkos::LaunchBounds<256, 8>> policy(exec, (n + R - 1) / R, R * S, dev ? 32 : 1);
+    Kokkos::parallel_reduce("kband::cg::apply(dense)", policy.set_scratch_size(0, Kokkos::PerTeam(R * S * sizeof(T))),
+                            K{s, this->A, q, R, S}, pap);
   }
 };
 
