@@ -778,10 +778,13 @@ struct DenseOperator : LocalOperator<Exec, T, Mem, VA> {
     // a multiprocessor); S column parts per row, enough to give every warp
     // slot of the device a part (S <= 8, a power of two); CPUs: 1 x 1.
     const bool dev = is_device_exec<Exec>::value;
+    // Parts keep >= 512 columns (16 per lane): below that an iteration is
+    // latency-bound and more parts only add to its fixed cost.
     int S = 1;
     if (dev) {
       const long long warps = static_cast<long long>(exec.concurrency()) / 32;
-      while (S < 8 && static_cast<long long>(n) * S * 2 <= warps) S *= 2;
+      const int ncol = static_cast<int>(this->A.extent(1));
+      while (S < 8 && static_cast<long long>(n) * S * 2 <= warps && ncol / (S * 2) >= 512) S *= 2;
     }
     const int R = dev ? 8 / S : 1;
     using K = CGDenseApply<Exec, VA, T, Mem, P>;
