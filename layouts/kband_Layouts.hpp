@@ -345,6 +345,15 @@ struct LineTiles {
     map.point(s, 0, i, j, k);
     return i * st[0] + j * st[1] + k * st[2];
   }
+  /// Team-collective: off[l] = offset of row r0 of line g*SZ + l, l < lanes
+  /// (off: SZ entries of team scratch); ends with a team barrier.
+  template <class Member>
+  KOKKOS_INLINE_FUNCTION void row_offsets(const Member& t, const int g, const int r0, const int lanes,
+                                          long long* off) const {
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(t, lanes),
+                         [&](const int l) { off[l] = offset(g * SZ + l) + r0 * row_stride; });
+    t.team_barrier();
+  }
   /// Team size of kband's tile kernels: one tile per team, 256 threads on
   /// GPUs (4 points each for SZ = 32), one thread per team on CPUs.
   template <class ExecSpace>
@@ -398,10 +407,7 @@ struct FieldLinesTiled {
     int g, r0, rows, lanes;
     tiles.tile(t.league_rank(), g, r0, rows, lanes);
     long long* off = static_cast<long long*>(t.team_shmem().get_shmem(SZ * sizeof(long long)));
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(t, lanes), [&](const int l) {
-      off[l] = tiles.offset(g * SZ + l) + r0 * tiles.row_stride;
-    });
-    t.team_barrier();
+    tiles.row_offsets(t, g, r0, lanes, off);
     auto* fp = f.data();
     value_type* bp = &b(g, r0, 0);  // row r0 + r, lane l at bp[r * SZ + l]
     const long long rs = tiles.row_stride;

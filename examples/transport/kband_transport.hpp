@@ -312,10 +312,7 @@ struct Combine {
     int g, row0, rows, lanes;
     tiles.tile(t.league_rank(), g, row0, rows, lanes);
     long long* off = static_cast<long long*>(t.team_shmem().get_shmem(SZ * sizeof(long long)));
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(t, lanes), [&](const int l) {
-      off[l] = tiles.offset(g * SZ + l) + row0 * tiles.row_stride;
-    });
-    t.team_barrier();
+    tiles.row_offsets(t, g, row0, lanes, off);
     const long long p0 = (static_cast<long long>(g) * tiles.n + row0) * SZ;  // (row0, lane 0) of the tile
     const long long rs = tiles.row_stride;
     T* const out[3] = {r[0].data(), r[1].data(), r[2].data()};
