@@ -193,7 +193,7 @@ struct CGFusedApply {
   }
 };
 
-/// K1a of the split form (dense matrices, distributed CG): direction and x only.
+/// K1a of the split form (distributed CG): direction and x only.
 template <class T, class Mem, int Prec>
 struct CGDirection {
   CGStep<T, Mem, Prec> s;
