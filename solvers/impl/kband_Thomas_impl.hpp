@@ -130,18 +130,35 @@ struct ThomasPerSystem : ThomasBase<Exec, BX, batch_value_t<BX>, W> {
     int bad[W];
   };
 
-  KOKKOS_INLINE_FUNCTION T& yref(const LaneStore<T>& st, int s0, int j, int l) const {
-    return Scratch ? st(1, j, l) : x(s0 + l, j);
+  /// The thread's solution rows: lane l, row j at x0[j * xrs + l * ls].
+  struct Out {
+    T* x0;
+    size_t xrs, ls;
+    KOKKOS_INLINE_FUNCTION T& operator()(int j, int l) const { return x0[j * xrs + l * ls]; }
+  };
+
+  KOKKOS_INLINE_FUNCTION T& yref(const LaneStore<T>& st, const Out& xo, int j, int l) const {
+    return Scratch ? st(1, j, l) : xo(j, l);
   }
 
   KOKKOS_FUNCTION void operator()(const member_type& m) const {
     int nl;
     const int s0 = this->first_system(m, nl);
     if (nl == 0) return;
-    const int nlc = W == 1 ? 1 : nl;  // a compile-time trip count on GPUs
+    // A full set of lanes gets a compile-time trip count (see ThomasShared).
+    if (nl == W)
+      solve<W>(m, s0, nl);
+    else
+      solve<0>(m, s0, nl);
+  }
+
+  template <int NL>
+  KOKKOS_INLINE_FUNCTION void solve(const member_type& m, const int s0, const int nl) const {
+    const int nlc = NL > 0 ? NL : nl;
     const int n = this->n;
     const LaneStore<T> st = this->store(m, s0, Periodic ? 3 : 2);
     const size_t ls = batch_traits<BX>::layout == Layout::Contiguous ? static_cast<size_t>(n) : 1;
+    const Out xo{&x(s0, 0), batch_traits<BX>::row_stride(x), ls};
     State S;
     {
       const T* a0 = &a(s0, 0);
@@ -162,7 +179,7 @@ struct ThomasPerSystem : ThomasBase<Exec, BX, batch_value_t<BX>, W> {
         S.cprev[l] = n > 1 ? c0[l * ls] * w : T(0);
         S.yprev[l] = d0[l * ls] * w;
         st(0, 0, l) = S.cprev[l];
-        yref(st, s0, 0, l) = S.yprev[l];
+        yref(st, xo, 0, l) = S.yprev[l];
         if (Periodic) {
           S.zprev[l] = S.gam[l] * w;
           st(kZ, 0, l) = S.zprev[l];
@@ -172,16 +189,16 @@ struct ThomasPerSystem : ThomasBase<Exec, BX, batch_value_t<BX>, W> {
     // Forward pass in blocks of U rows, then single rows; the last row (with
     // the periodic correction of its pivot) is done on its own.
     int j = 1;
-    for (; j + U <= n - 1; j += U) forward<U>(st, s0, j, nlc, ls, S);
-    for (; j < n - 1; ++j) forward<1>(st, s0, j, nlc, ls, S);
-    if (n > 1) forward<1, true>(st, s0, n - 1, nlc, ls, S);
+    for (; j + U <= n - 1; j += U) forward<U>(st, xo, s0, j, nlc, ls, S);
+    for (; j < n - 1; ++j) forward<1>(st, xo, s0, j, nlc, ls, S);
+    if (n > 1) forward<1, true>(st, xo, s0, n - 1, nlc, ls, S);
     // Backward pass: y (and z) overwrite their forward intermediates; in the
     // non-periodic case y is the solution and goes straight to x.
     if (!Periodic)
-      for (int l = 0; l < nlc; ++l) x(s0 + l, n - 1) = S.yprev[l];
+      for (int l = 0; l < nlc; ++l) xo(n - 1, l) = S.yprev[l];
     j = n - 2;
-    for (; j - U + 1 >= 0; j -= U) backward<U>(st, s0, j, nlc, S);
-    for (; j >= 0; --j) backward<1>(st, s0, j, nlc, S);
+    for (; j - U + 1 >= 0; j -= U) backward<U>(st, xo, j, nlc, S);
+    for (; j >= 0; --j) backward<1>(st, xo, j, nlc, S);
     if (Periodic) {
       // yprev/zprev now hold y_0, z_0; y_{n-1}, z_{n-1} are still stored.
       T fact[W];
@@ -189,21 +206,21 @@ struct ThomasPerSystem : ThomasBase<Exec, BX, batch_value_t<BX>, W> {
         const T r = S.beta[l] / S.gam[l];
         const T den = T(1) + S.zprev[l] + r * st(kZ, n - 1, l);
         S.bad[l] = (S.bad[l] == 0 && !usable_pivot(den)) ? n : S.bad[l];
-        fact[l] = (S.yprev[l] + r * yref(st, s0, n - 1, l)) / den;
+        fact[l] = (S.yprev[l] + r * yref(st, xo, n - 1, l)) / den;
       }
       for (int jj = 0; jj < n; ++jj)
-        for (int l = 0; l < nlc; ++l) x(s0 + l, jj) = yref(st, s0, jj, l) - fact[l] * st(kZ, jj, l);
+        for (int l = 0; l < nlc; ++l) xo(jj, l) = yref(st, xo, jj, l) - fact[l] * st(kZ, jj, l);
     }
     for (int l = 0; l < nlc; ++l) {
       info(s0 + l) = S.bad[l];
       if (S.bad[l] != 0)
-        for (int jj = 0; jj < n; ++jj) x(s0 + l, jj) = this->nan;
+        for (int jj = 0; jj < n; ++jj) xo(jj, l) = this->nan;
     }
   }
 
   /// Rows jb .. jb+UU-1 of the forward pass (Last: the final row n-1).
   template <int UU, bool Last = false>
-  KOKKOS_INLINE_FUNCTION void forward(const LaneStore<T>& st, int s0, int jb, int nlc, size_t ls, State& S) const {
+  KOKKOS_INLINE_FUNCTION void forward(const LaneStore<T>& st, const Out& xo, int s0, int jb, int nlc, size_t ls, State& S) const {
     T av[UU][W], bv[UU][W], cv[UU][W], dv[UU][W];
     const T* ap = &a(s0, jb);
     const T* bp = &b(s0, jb);
@@ -229,7 +246,7 @@ struct ThomasPerSystem : ThomasBase<Exec, BX, batch_value_t<BX>, W> {
         S.cprev[l] = cv[u][l] * w;
         S.yprev[l] = (dv[u][l] - al * S.yprev[l]) * w;
         if (!Last) st(0, j, l) = S.cprev[l];
-        yref(st, s0, j, l) = S.yprev[l];
+        yref(st, xo, j, l) = S.yprev[l];
         if (Periodic) {
           S.zprev[l] = ((Last ? S.alpha[l] : T(0)) - al * S.zprev[l]) * w;
           st(kZ, j, l) = S.zprev[l];
@@ -240,12 +257,12 @@ struct ThomasPerSystem : ThomasBase<Exec, BX, batch_value_t<BX>, W> {
 
   /// Rows jb, jb-1, .., jb-UU+1 of the backward pass.
   template <int UU>
-  KOKKOS_INLINE_FUNCTION void backward(const LaneStore<T>& st, int s0, int jb, int nlc, State& S) const {
+  KOKKOS_INLINE_FUNCTION void backward(const LaneStore<T>& st, const Out& xo, int jb, int nlc, State& S) const {
     T cv[UU][W], yv[UU][W], zv[UU][W];
     for (int u = 0; u < UU; ++u)
       for (int l = 0; l < nlc; ++l) {
         cv[u][l] = st(0, jb - u, l);
-        yv[u][l] = yref(st, s0, jb - u, l);
+        yv[u][l] = yref(st, xo, jb - u, l);
         if (Periodic) zv[u][l] = st(kZ, jb - u, l);
       }
     for (int u = 0; u < UU; ++u) {
@@ -255,9 +272,9 @@ struct ThomasPerSystem : ThomasBase<Exec, BX, batch_value_t<BX>, W> {
         if (Periodic) {
           S.zprev[l] = zv[u][l] - cv[u][l] * S.zprev[l];
           st(kZ, j, l) = S.zprev[l];
-          yref(st, s0, j, l) = S.yprev[l];
+          yref(st, xo, j, l) = S.yprev[l];
         } else {
-          x(s0 + l, j) = S.yprev[l];
+          xo(j, l) = S.yprev[l];
         }
       }
     }
@@ -294,7 +311,25 @@ struct ThomasShared : ThomasBase<Exec, BX, T, W> {
     int nl;
     const int s0 = this->first_system(m, nl);
     if (nl == 0) return;
-    const int nlc = W == 1 ? 1 : nl;  // a compile-time trip count on GPUs
+    // A full set of lanes gets a compile-time trip count (on CPUs the lane
+    // loops then vectorise and the recurrences stay in registers); GPUs have
+    // W = 1 and take only that branch.
+    if (nl == W)
+      solve<W>(m, s0, nl);
+    else
+      solve<0>(m, s0, nl);
+  }
+
+  /// Rows of the thread's lanes, by pointer: lane l, row j at p[j * rs + l * ls].
+  struct Rows {
+    const T* d;
+    T* x;
+    size_t drs, xrs, ls;
+  };
+
+  template <int NL>
+  KOKKOS_INLINE_FUNCTION void solve(const member_type& m, const int s0, const int nl) const {
+    const int nlc = NL > 0 ? NL : nl;
     const int n = this->n;
     const int finfo = f.info();
     if (finfo != 0) {
@@ -304,77 +339,76 @@ struct ThomasShared : ThomasBase<Exec, BX, T, W> {
       }
       return;
     }
+    const Rows r{&d(s0, 0), &x(s0, 0), batch_traits<BD>::row_stride(d), batch_traits<BX>::row_stride(x),
+                 batch_traits<BX>::layout == Layout::Contiguous ? static_cast<size_t>(n) : 1};
     const LaneStore<T> st = this->store(m, s0, 1);
-    const size_t ls = batch_traits<BX>::layout == Layout::Contiguous ? static_cast<size_t>(n) : 1;
-    const size_t drs = batch_traits<BD>::row_stride(d);
     T yprev[W], dot[W];
     {
       const T w0 = f.w(0);
-      const T* d0 = &d(s0, 0);
       for (int l = 0; l < nlc; ++l) {
-        const T dl = d0[l * ls];
+        const T dl = r.d[l * r.ls];
         yprev[l] = dl * w0;
         if (Periodic) dot[l] = f.g(0) * dl;
-        yref(st, s0, 0, l) = yprev[l];
+        yref(st, r, 0, l) = yprev[l];
       }
     }
     // Forward pass in blocks of U rows (then single rows): the right-hand sides
     // and shared coefficients of a block are loaded before the recurrence and
     // its stores begin, so U loads per thread are in flight.
     int j = 1;
-    for (; j + U <= n; j += U) forward<U>(st, s0, j, nlc, ls, drs, yprev, dot);
-    for (; j < n; ++j) forward<1>(st, s0, j, nlc, ls, drs, yprev, dot);
+    for (; j + U <= n; j += U) forward<U>(st, r, j, nlc, yprev, dot);
+    for (; j < n; ++j) forward<1>(st, r, j, nlc, yprev, dot);
     // y_0 = g.d and y_{n-1} are known now, so the Sherman-Morrison factor is too
     // and the backward pass writes the final solution directly.
     T fact[W];
     for (int l = 0; l < nlc; ++l) {
       fact[l] = Periodic ? (dot[l] + f.scal(0) * yprev[l]) * f.scal(1) : T(0);
-      x(s0 + l, n - 1) = Periodic ? yprev[l] - fact[l] * f.z(n - 1) : yprev[l];
+      r.x[(n - 1) * r.xrs + l * r.ls] = Periodic ? yprev[l] - fact[l] * f.z(n - 1) : yprev[l];
     }
     j = n - 2;
-    for (; j - U + 1 >= 0; j -= U) backward<U>(st, s0, j, nlc, yprev, fact);
-    for (; j >= 0; --j) backward<1>(st, s0, j, nlc, yprev, fact);
+    for (; j - U + 1 >= 0; j -= U) backward<U>(st, r, j, nlc, yprev, fact);
+    for (; j >= 0; --j) backward<1>(st, r, j, nlc, yprev, fact);
     for (int l = 0; l < nlc; ++l) info(s0 + l) = 0;
   }
 
-  KOKKOS_INLINE_FUNCTION T& yref(const LaneStore<T>& st, int s0, int j, int l) const {
-    return Scratch ? st(0, j, l) : x(s0 + l, j);
+  KOKKOS_INLINE_FUNCTION T& yref(const LaneStore<T>& st, const Rows& r, int j, int l) const {
+    return Scratch ? st(0, j, l) : r.x[j * r.xrs + l * r.ls];
   }
 
   /// Rows jb .. jb+UU-1 of the forward pass.
   template <int UU>
-  KOKKOS_INLINE_FUNCTION void forward(const LaneStore<T>& st, int s0, int jb, int nlc, size_t ls, size_t drs,
-                                      T (&yprev)[W], T (&dot)[W]) const {
+  KOKKOS_INLINE_FUNCTION void forward(const LaneStore<T>& st, const Rows& r, int jb, int nlc, T (&yprev)[W],
+                                      T (&dot)[W]) const {
     T dv[UU][W], av[UU], wv[UU], gv[UU];
-    const T* dp = &d(s0, 0) + jb * drs;
+    const T* dp = r.d + jb * r.drs;
     for (int u = 0; u < UU; ++u) {
       av[u] = f.a(jb + u);
       wv[u] = f.w(jb + u);
       if (Periodic) gv[u] = f.g(jb + u);
-      for (int l = 0; l < nlc; ++l) dv[u][l] = dp[u * drs + l * ls];
+      for (int l = 0; l < nlc; ++l) dv[u][l] = dp[u * r.drs + l * r.ls];
     }
     for (int u = 0; u < UU; ++u)
       for (int l = 0; l < nlc; ++l) {
         yprev[l] = (dv[u][l] - av[u] * yprev[l]) * wv[u];
         if (Periodic) dot[l] += gv[u] * dv[u][l];
-        yref(st, s0, jb + u, l) = yprev[l];
+        yref(st, r, jb + u, l) = yprev[l];
       }
   }
 
   /// Rows jb, jb-1, .., jb-UU+1 of the backward pass.
   template <int UU>
-  KOKKOS_INLINE_FUNCTION void backward(const LaneStore<T>& st, int s0, int jb, int nlc, T (&yprev)[W],
+  KOKKOS_INLINE_FUNCTION void backward(const LaneStore<T>& st, const Rows& r, int jb, int nlc, T (&yprev)[W],
                                        const T (&fact)[W]) const {
     T yv[UU][W], cv[UU], zv[UU];
     for (int u = 0; u < UU; ++u) {
       cv[u] = f.cp(jb - u);
       if (Periodic) zv[u] = f.z(jb - u);
-      for (int l = 0; l < nlc; ++l) yv[u][l] = yref(st, s0, jb - u, l);
+      for (int l = 0; l < nlc; ++l) yv[u][l] = yref(st, r, jb - u, l);
     }
     for (int u = 0; u < UU; ++u)
       for (int l = 0; l < nlc; ++l) {
         yprev[l] = yv[u][l] - cv[u] * yprev[l];
-        x(s0 + l, jb - u) = Periodic ? yprev[l] - fact[l] * zv[u] : yprev[l];
+        r.x[(jb - u) * r.xrs + l * r.ls] = Periodic ? yprev[l] - fact[l] * zv[u] : yprev[l];
       }
   }
 };
