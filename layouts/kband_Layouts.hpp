@@ -148,6 +148,9 @@ struct batch_traits<Kokkos::View<T, P...>,
   }
   /// Distance in elements between rows j and j+1 of one system.
   KOKKOS_INLINE_FUNCTION static size_t row_stride(const type& v) { return v.stride_1(); }
+  /// Distance in elements between systems s and s+1 at the same row (a
+  /// contiguous subview may be padded, so not always n).
+  KOKKOS_INLINE_FUNCTION static size_t lane_stride(const type& v) { return v.stride_0(); }
 };
 
 template <class T, int SZ, class M>
@@ -174,6 +177,8 @@ struct batch_traits<GroupedBatch<T, SZ, M>, void> {
     return static_cast<size_t>(v.ngroups()) * v.n() * SZ;
   }
   KOKKOS_INLINE_FUNCTION static constexpr size_t row_stride(const type&) { return SZ; }
+  /// Within a group; lanes of a thread never cross a group.
+  KOKKOS_INLINE_FUNCTION static constexpr size_t lane_stride(const type&) { return 1; }
 };
 
 template <class B>

@@ -232,7 +232,7 @@ void penta(const Exec& exec, const PentadiagonalFactor<T, Mem>& factor, const BY
                 impl::concat(fn, ": x has n=", n, " rows but the factor was built for n=", factor.n()));
   impl::check_batch(fn, "y", y, nsys, n);
   impl::check_info(fn, info, nsys);
-  constexpr int W = impl::thomas_lanes<Exec, BX>::value;
+  constexpr int W = impl::thomas_lanes<Exec, BX, 1>::value;
   constexpr int U = impl::thomas_unroll<Exec, BX, 1>::value;
   const impl::ThomasGeometry g =
       impl::thomas_geometry<Exec, T>(fn, nsys, n, W, 1, opt, tx::layout == Layout::Contiguous);

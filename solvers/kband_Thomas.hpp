@@ -64,12 +64,16 @@ enum class Boundary { NonPeriodic, Periodic };
 namespace impl {
 
 /// Lanes (systems) per thread: 1 on GPUs; on CPUs a vector's worth when
-/// the layout puts consecutive systems next to each other.
-template <class Exec, class BX>
+/// the layout puts consecutive systems next to each other. On the contiguous
+/// layout a CPU thread takes 8 systems when it streams one array per system
+/// (shared coefficients: 8 independent recurrences, 16 streams); with four
+/// input arrays per system, 8 lanes would be 40 streams, more than the
+/// hardware prefetchers follow, so it takes one.
+template <class Exec, class BX, int Streams = 4>
 struct thomas_lanes {
   static constexpr Layout L = batch_traits<BX>::layout;
   static constexpr int value =
-      is_device_exec<Exec>::value || L == Layout::Contiguous
+      is_device_exec<Exec>::value || (L == Layout::Contiguous && Streams > 1)
           ? 1
           : (L == Layout::Grouped ? (batch_traits<BX>::sz <= 32 ? batch_traits<BX>::sz : 32) : 8);
 };
@@ -363,7 +367,7 @@ void thomas(const Exec& exec, const TridiagonalFactor<T, Mem>& factor, const BD&
       if (impl::use_registers<Exec, tx::layout>(fn, opt, exec, nsys, n, M, f.scratch_per_thread(), f)) return;
     }
   }
-  constexpr int W = impl::thomas_lanes<Exec, BX>::value;
+  constexpr int W = impl::thomas_lanes<Exec, BX, 1>::value;
   constexpr int U = impl::thomas_unroll<Exec, BX, 1>::value;
   const impl::ThomasGeometry g = impl::thomas_geometry<Exec, T>(fn, nsys, n, W, 1, opt, tx::layout == Layout::Contiguous);
   using Base = impl::ThomasBase<Exec, BX, T, W>;

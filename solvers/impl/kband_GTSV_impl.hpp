@@ -36,7 +36,8 @@ struct GTSVPerSystem : ThomasBase<Exec, BX, batch_value_t<BX>, W> {
     const int nlc = W == 1 ? 1 : nl;
     const int n = this->n;
     const LaneStore<T> st = this->store(m, s0, nbuf_scratch);
-    const size_t ls = batch_traits<BX>::layout == Layout::Contiguous ? static_cast<size_t>(n) : 1;
+    const size_t als = batch_traits<BA>::lane_stride(a), bls = batch_traits<BB>::lane_stride(b);
+    const size_t cls = batch_traits<BC>::lane_stride(c), dls = batch_traits<BD>::lane_stride(d);
     // buffers: 0 = 1/p, 1 = u1, 2 = u2, 3 = y (scratch only; Global keeps y in x)
     T di[W], dui[W], bi[W];
     int bad[W];
@@ -45,9 +46,9 @@ struct GTSVPerSystem : ThomasBase<Exec, BX, batch_value_t<BX>, W> {
       const T* c0 = &c(s0, 0);
       const T* d0 = &d(s0, 0);
       for (int l = 0; l < nlc; ++l) {
-        di[l] = b0[l * ls];
-        dui[l] = n > 1 ? c0[l * ls] : T(0);
-        bi[l] = d0[l * ls];
+        di[l] = b0[l * bls];
+        dui[l] = n > 1 ? c0[l * cls] : T(0);
+        bi[l] = d0[l * dls];
         bad[l] = 0;
       }
     }
@@ -61,10 +62,10 @@ struct GTSVPerSystem : ThomasBase<Exec, BX, batch_value_t<BX>, W> {
           const T* cj = &c(s0, j);
           const T* dj = &d(s0, j);
           for (int l = 0; l < nlc; ++l) {
-            av[u][l] = aj[l * ls];
-            bv[u][l] = bj[l * ls];
-            cv[u][l] = j < n - 1 ? cj[l * ls] : T(0);
-            dv[u][l] = dj[l * ls];
+            av[u][l] = aj[l * als];
+            bv[u][l] = bj[l * bls];
+            cv[u][l] = j < n - 1 ? cj[l * cls] : T(0);
+            dv[u][l] = dj[l * dls];
           }
         }
       }

@@ -96,9 +96,9 @@ KOKKOS_INLINE_FUNCTION bool solve2(T h00, T h01, T h10, T h11, T r0, T r1, T& w0
 
 /// Loads UU rows jb.. of W lanes of a batch before any of them is used.
 template <int UU, int W, class B, class T>
-KOKKOS_INLINE_FUNCTION void load_rows(const B& b, int s0, int jb, int nlc, size_t ls, T (&v)[UU][W]) {
+KOKKOS_INLINE_FUNCTION void load_rows(const B& b, int s0, int jb, int nlc, T (&v)[UU][W]) {
   const auto* p = &b(s0, jb);
-  const size_t rs = batch_traits<B>::row_stride(b);
+  const size_t rs = batch_traits<B>::row_stride(b), ls = batch_traits<B>::lane_stride(b);
   for (int u = 0; u < UU; ++u)
     for (int l = 0; l < nlc; ++l) v[u][l] = p[u * rs + l * ls];
 }
@@ -156,7 +156,6 @@ struct PentaPerSystem : ThomasBase<Exec, BX, batch_value_t<BX>, W>,
     const int nlc = W == 1 ? 1 : nl;
     const int n = this->n;
     const LaneStore<T> st = this->store(m, s0, kBufs);
-    const size_t ls = batch_traits<BX>::layout == Layout::Contiguous ? static_cast<size_t>(n) : 1;
     State S;
     for (int l = 0; l < nlc; ++l) {
       for (int k = 0; k < 2; ++k) S.p[k][l] = S.q[k][l] = S.z[k][l] = S.v1[k][l] = S.v2[k][l] = T(0);
@@ -168,8 +167,8 @@ struct PentaPerSystem : ThomasBase<Exec, BX, batch_value_t<BX>, W>,
       }
     }
     int j = 0;
-    for (; j + U <= n; j += U) forward<U>(st, s0, j, nlc, ls, S);
-    for (; j < n; ++j) forward<1>(st, s0, j, nlc, ls, S);
+    for (; j + U <= n; j += U) forward<U>(st, s0, j, nlc, S);
+    for (; j < n; ++j) forward<1>(st, s0, j, nlc, S);
     for (int l = 0; l < nlc; ++l)
       for (int k = 0; k < 2; ++k) S.z[k][l] = S.v1[k][l] = S.v2[k][l] = T(0);
     j = n - 1;
@@ -199,14 +198,14 @@ struct PentaPerSystem : ThomasBase<Exec, BX, batch_value_t<BX>, W>,
   }
 
   template <int UU>
-  KOKKOS_INLINE_FUNCTION void forward(const LaneStore<T>& st, int s0, int jb, int nlc, size_t ls, State& S) const {
+  KOKKOS_INLINE_FUNCTION void forward(const LaneStore<T>& st, int s0, int jb, int nlc, State& S) const {
     T av[UU][W], bv[UU][W], cv[UU][W], dv[UU][W], ev[UU][W], yv[UU][W];
-    load_rows<UU>(a, s0, jb, nlc, ls, av);
-    load_rows<UU>(b, s0, jb, nlc, ls, bv);
-    load_rows<UU>(c, s0, jb, nlc, ls, cv);
-    load_rows<UU>(d, s0, jb, nlc, ls, dv);
-    load_rows<UU>(e, s0, jb, nlc, ls, ev);
-    load_rows<UU>(y, s0, jb, nlc, ls, yv);
+    load_rows<UU>(a, s0, jb, nlc, av);
+    load_rows<UU>(b, s0, jb, nlc, bv);
+    load_rows<UU>(c, s0, jb, nlc, cv);
+    load_rows<UU>(d, s0, jb, nlc, dv);
+    load_rows<UU>(e, s0, jb, nlc, ev);
+    load_rows<UU>(y, s0, jb, nlc, yv);
     const int n = this->n;
     for (int u = 0; u < UU; ++u) {
       const int j = jb + u;
@@ -403,12 +402,11 @@ struct PentaShared : ThomasBase<Exec, BX, T, W> {
       return;
     }
     const LaneStore<T> st = this->store(m, s0, 1);
-    const size_t ls = batch_traits<BX>::layout == Layout::Contiguous ? static_cast<size_t>(n) : 1;
     T z[2][W], r[2][W];
     for (int l = 0; l < nlc; ++l) z[0][l] = z[1][l] = r[0][l] = r[1][l] = T(0);
     int j = 0;
-    for (; j + U <= n; j += U) forward<U>(st, s0, j, nlc, ls, z, r);
-    for (; j < n; ++j) forward<1>(st, s0, j, nlc, ls, z, r);
+    for (; j + U <= n; j += U) forward<U>(st, s0, j, nlc, z, r);
+    for (; j < n; ++j) forward<1>(st, s0, j, nlc, z, r);
     // The correction weights are known before the backward pass, which then
     // writes the final solution directly.
     T wt[2][W];
@@ -424,7 +422,7 @@ struct PentaShared : ThomasBase<Exec, BX, T, W> {
   }
 
   template <int UU>
-  KOKKOS_INLINE_FUNCTION void forward(const LaneStore<T>& st, int s0, int jb, int nlc, size_t ls, T (&z)[2][W],
+  KOKKOS_INLINE_FUNCTION void forward(const LaneStore<T>& st, int s0, int jb, int nlc, T (&z)[2][W],
                                       T (&r)[2][W]) const {
     T yv[UU][W], av[UU], bv[UU], wv[UU], g1[UU], g2[UU];
     for (int u = 0; u < UU; ++u) {
@@ -433,7 +431,7 @@ struct PentaShared : ThomasBase<Exec, BX, T, W> {
       wv[u] = f.w(jb + u);
       if (Periodic) g1[u] = f.g1(jb + u), g2[u] = f.g2(jb + u);
     }
-    load_rows<UU>(y, s0, jb, nlc, ls, yv);
+    load_rows<UU>(y, s0, jb, nlc, yv);
     for (int u = 0; u < UU; ++u)
       for (int l = 0; l < nlc; ++l) {
         const T zj = (yv[u][l] - av[u] * z[1][l] - bv[u] * z[0][l]) * wv[u];

@@ -157,8 +157,7 @@ struct ThomasPerSystem : ThomasBase<Exec, BX, batch_value_t<BX>, W> {
     const int nlc = NL > 0 ? NL : nl;
     const int n = this->n;
     const LaneStore<T> st = this->store(m, s0, Periodic ? 3 : 2);
-    const size_t ls = batch_traits<BX>::layout == Layout::Contiguous ? static_cast<size_t>(n) : 1;
-    const Out xo{&x(s0, 0), batch_traits<BX>::row_stride(x), ls};
+    const Out xo{&x(s0, 0), batch_traits<BX>::row_stride(x), batch_traits<BX>::lane_stride(x)};
     State S;
     {
       const T* a0 = &a(s0, 0);
@@ -166,18 +165,20 @@ struct ThomasPerSystem : ThomasBase<Exec, BX, batch_value_t<BX>, W> {
       const T* c0 = &c(s0, 0);
       const T* cn = &c(s0, n - 1);
       const T* d0 = &d(s0, 0);
+      const size_t als = batch_traits<BA>::lane_stride(a), bls = batch_traits<BB>::lane_stride(b);
+      const size_t cls = batch_traits<BC>::lane_stride(c), dls = batch_traits<BD>::lane_stride(d);
       for (int l = 0; l < nlc; ++l) {
-        T piv = b0[l * ls];
+        T piv = b0[l * bls];
         if (Periodic) {
           S.gam[l] = -piv;
-          S.beta[l] = a0[l * ls];
-          S.alpha[l] = cn[l * ls];
+          S.beta[l] = a0[l * als];
+          S.alpha[l] = cn[l * cls];
           piv = piv - S.gam[l];
         }
         S.bad[l] = usable_pivot(piv) ? 0 : 1;
         const T w = T(1) / piv;
-        S.cprev[l] = n > 1 ? c0[l * ls] * w : T(0);
-        S.yprev[l] = d0[l * ls] * w;
+        S.cprev[l] = n > 1 ? c0[l * cls] * w : T(0);
+        S.yprev[l] = d0[l * dls] * w;
         st(0, 0, l) = S.cprev[l];
         yref(st, xo, 0, l) = S.yprev[l];
         if (Periodic) {
@@ -189,9 +190,9 @@ struct ThomasPerSystem : ThomasBase<Exec, BX, batch_value_t<BX>, W> {
     // Forward pass in blocks of U rows, then single rows; the last row (with
     // the periodic correction of its pivot) is done on its own.
     int j = 1;
-    for (; j + U <= n - 1; j += U) forward<U>(st, xo, s0, j, nlc, ls, S);
-    for (; j < n - 1; ++j) forward<1>(st, xo, s0, j, nlc, ls, S);
-    if (n > 1) forward<1, true>(st, xo, s0, n - 1, nlc, ls, S);
+    for (; j + U <= n - 1; j += U) forward<U>(st, xo, s0, j, nlc, S);
+    for (; j < n - 1; ++j) forward<1>(st, xo, s0, j, nlc, S);
+    if (n > 1) forward<1, true>(st, xo, s0, n - 1, nlc, S);
     // Backward pass: y (and z) overwrite their forward intermediates; in the
     // non-periodic case y is the solution and goes straight to x.
     if (!Periodic)
@@ -220,7 +221,7 @@ struct ThomasPerSystem : ThomasBase<Exec, BX, batch_value_t<BX>, W> {
 
   /// Rows jb .. jb+UU-1 of the forward pass (Last: the final row n-1).
   template <int UU, bool Last = false>
-  KOKKOS_INLINE_FUNCTION void forward(const LaneStore<T>& st, const Out& xo, int s0, int jb, int nlc, size_t ls, State& S) const {
+  KOKKOS_INLINE_FUNCTION void forward(const LaneStore<T>& st, const Out& xo, int s0, int jb, int nlc, State& S) const {
     T av[UU][W], bv[UU][W], cv[UU][W], dv[UU][W];
     const T* ap = &a(s0, jb);
     const T* bp = &b(s0, jb);
@@ -228,12 +229,14 @@ struct ThomasPerSystem : ThomasBase<Exec, BX, batch_value_t<BX>, W> {
     const T* dp = &d(s0, jb);
     const size_t ars = batch_traits<BA>::row_stride(a), brs = batch_traits<BB>::row_stride(b);
     const size_t crs = batch_traits<BC>::row_stride(c), drs = batch_traits<BD>::row_stride(d);
+    const size_t als = batch_traits<BA>::lane_stride(a), bls = batch_traits<BB>::lane_stride(b);
+    const size_t cls = batch_traits<BC>::lane_stride(c), dls = batch_traits<BD>::lane_stride(d);
     for (int u = 0; u < UU; ++u)
       for (int l = 0; l < nlc; ++l) {
-        av[u][l] = ap[u * ars + l * ls];
-        bv[u][l] = bp[u * brs + l * ls];
-        cv[u][l] = Last ? T(0) : cp[u * crs + l * ls];
-        dv[u][l] = dp[u * drs + l * ls];
+        av[u][l] = ap[u * ars + l * als];
+        bv[u][l] = bp[u * brs + l * bls];
+        cv[u][l] = Last ? T(0) : cp[u * crs + l * cls];
+        dv[u][l] = dp[u * drs + l * dls];
       }
     for (int u = 0; u < UU; ++u) {
       const int j = jb + u;
@@ -324,7 +327,7 @@ struct ThomasShared : ThomasBase<Exec, BX, T, W> {
   struct Rows {
     const T* d;
     T* x;
-    size_t drs, xrs, ls;
+    size_t drs, xrs, dls, xls;
   };
 
   template <int NL>
@@ -340,13 +343,13 @@ struct ThomasShared : ThomasBase<Exec, BX, T, W> {
       return;
     }
     const Rows r{&d(s0, 0), &x(s0, 0), batch_traits<BD>::row_stride(d), batch_traits<BX>::row_stride(x),
-                 batch_traits<BX>::layout == Layout::Contiguous ? static_cast<size_t>(n) : 1};
+                 batch_traits<BD>::lane_stride(d), batch_traits<BX>::lane_stride(x)};
     const LaneStore<T> st = this->store(m, s0, 1);
     T yprev[W], dot[W];
     {
       const T w0 = f.w(0);
       for (int l = 0; l < nlc; ++l) {
-        const T dl = r.d[l * r.ls];
+        const T dl = r.d[l * r.dls];
         yprev[l] = dl * w0;
         if (Periodic) dot[l] = f.g(0) * dl;
         yref(st, r, 0, l) = yprev[l];
@@ -363,7 +366,7 @@ struct ThomasShared : ThomasBase<Exec, BX, T, W> {
     T fact[W];
     for (int l = 0; l < nlc; ++l) {
       fact[l] = Periodic ? (dot[l] + f.scal(0) * yprev[l]) * f.scal(1) : T(0);
-      r.x[(n - 1) * r.xrs + l * r.ls] = Periodic ? yprev[l] - fact[l] * f.z(n - 1) : yprev[l];
+      r.x[(n - 1) * r.xrs + l * r.xls] = Periodic ? yprev[l] - fact[l] * f.z(n - 1) : yprev[l];
     }
     j = n - 2;
     for (; j - U + 1 >= 0; j -= U) backward<U>(st, r, j, nlc, yprev, fact);
@@ -372,7 +375,7 @@ struct ThomasShared : ThomasBase<Exec, BX, T, W> {
   }
 
   KOKKOS_INLINE_FUNCTION T& yref(const LaneStore<T>& st, const Rows& r, int j, int l) const {
-    return Scratch ? st(0, j, l) : r.x[j * r.xrs + l * r.ls];
+    return Scratch ? st(0, j, l) : r.x[j * r.xrs + l * r.xls];
   }
 
   /// Rows jb .. jb+UU-1 of the forward pass.
@@ -385,7 +388,7 @@ struct ThomasShared : ThomasBase<Exec, BX, T, W> {
       av[u] = f.a(jb + u);
       wv[u] = f.w(jb + u);
       if (Periodic) gv[u] = f.g(jb + u);
-      for (int l = 0; l < nlc; ++l) dv[u][l] = dp[u * r.drs + l * r.ls];
+      for (int l = 0; l < nlc; ++l) dv[u][l] = dp[u * r.drs + l * r.dls];
     }
     for (int u = 0; u < UU; ++u)
       for (int l = 0; l < nlc; ++l) {
@@ -408,7 +411,7 @@ struct ThomasShared : ThomasBase<Exec, BX, T, W> {
     for (int u = 0; u < UU; ++u)
       for (int l = 0; l < nlc; ++l) {
         yprev[l] = yv[u][l] - cv[u] * yprev[l];
-        r.x[(jb - u) * r.xrs + l * r.ls] = Periodic ? yprev[l] - fact[l] * zv[u] : yprev[l];
+        r.x[(jb - u) * r.xrs + l * r.xls] = Periodic ? yprev[l] - fact[l] * zv[u] : yprev[l];
       }
   }
 };
