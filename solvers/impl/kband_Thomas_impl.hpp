@@ -3,7 +3,10 @@
 // One kernel source serves every layout and backend. Each thread of a team owns
 // W consecutive systems ("lanes"): W = 1 on GPUs (one system per thread, the
 // grouped and interleaved layouts then coalesce across a warp) and W = SZ or 8
-// on CPUs, where the inner lane loop is unit-stride and vectorises. Forward-pass
+// on CPUs, where the inner lane loop is unit-stride and vectorises (contiguous
+// batches: 8 lanes n apart for shared-coefficient solves, else 1; see
+// thomas_lanes). A thread with all W lanes runs a compile-time lane count, the
+// last, partial one a runtime count (CPUs only). Forward-pass
 // intermediates live either in team scratch memory (Scratch) or in the output
 // and a workspace (Global); only where they live differs.
 #pragma once
