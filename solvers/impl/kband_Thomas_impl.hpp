@@ -83,6 +83,24 @@ struct ThomasBase {
     return s0;
   }
 
+  /// Runs k.solve<NL>(m, s0, nl) for this thread's systems. A full set of
+  /// lanes gets a compile-time count NL = W (on CPUs the lane loops then
+  /// vectorise and the recurrences stay in registers); the last, partial set
+  /// NL = 0 (a runtime count). GPUs (W = 1) compile only the first: the
+  /// runtime-count copy's arrays would live in local memory.
+  template <class K>
+  KOKKOS_INLINE_FUNCTION void by_lanes(const K& k, const member_type& m) const {
+    int nl;
+    const int s0 = first_system(m, nl);
+    if (nl == 0) return;
+    if constexpr (W == 1)
+      k.template solve<1>(m, s0, nl);
+    else if (nl == W)
+      k.template solve<W>(m, s0, nl);
+    else
+      k.template solve<0>(m, s0, nl);
+  }
+
   KOKKOS_INLINE_FUNCTION LaneStore<T> store(const member_type& m, int s0, int nbuf) const {
     LaneStore<T> st;
     if (scratch) {
@@ -153,18 +171,7 @@ struct ThomasPerSystem : ThomasBase<Exec, BX, batch_value_t<BX>, W> {
     return Scratch ? st(1, j, l) : xo(j, l);
   }
 
-  KOKKOS_FUNCTION void operator()(const member_type& m) const {
-    int nl;
-    const int s0 = this->first_system(m, nl);
-    if (nl == 0) return;
-    // A full set of lanes gets a compile-time trip count (see ThomasShared).
-    if constexpr (W == 1)
-      solve<1>(m, s0, nl);  // GPUs: no runtime-count copy (its arrays would live in local memory)
-    else if (nl == W)
-      solve<W>(m, s0, nl);
-    else
-      solve<0>(m, s0, nl);
-  }
+  KOKKOS_FUNCTION void operator()(const member_type& m) const { this->by_lanes(*this, m); }
 
   template <int NL>
   KOKKOS_INLINE_FUNCTION void solve(const member_type& m, const int s0, const int nl) const {
@@ -324,20 +331,7 @@ struct ThomasShared : ThomasBase<Exec, BX, T, W> {
   ThomasShared(const Base& base, const FactorData<T, Mem>& f_, BD d_, BX x_, Info info_)
       : Base(base), f(f_), d(d_), x(x_), info(info_) {}
 
-  KOKKOS_FUNCTION void operator()(const member_type& m) const {
-    int nl;
-    const int s0 = this->first_system(m, nl);
-    if (nl == 0) return;
-    // A full set of lanes gets a compile-time trip count (on CPUs the lane
-    // loops then vectorise and the recurrences stay in registers); GPUs have
-    // W = 1 and take only that branch.
-    if constexpr (W == 1)
-      solve<1>(m, s0, nl);  // GPUs: no runtime-count copy (its arrays would live in local memory)
-    else if (nl == W)
-      solve<W>(m, s0, nl);
-    else
-      solve<0>(m, s0, nl);
-  }
+  KOKKOS_FUNCTION void operator()(const member_type& m) const { this->by_lanes(*this, m); }
 
   /// Rows of the thread's lanes, by pointer: lane l, row j at p[j * rs + l * ls].
   struct Rows {
