@@ -94,6 +94,19 @@ KOKKOS_INLINE_FUNCTION T sqrt_(const T v) {
 #endif
 }
 
+/// The execution policies of kband's kernels. They carry Kokkos'
+/// HintLightWeight property: the CUDA and HIP backends then pass a functor
+/// as a kernel argument (up to 4 KB). Without it a functor of 512 bytes or
+/// more is copied to constant memory, and every such launch first waits on
+/// the host until the previous one has finished: a hidden host
+/// synchronisation per launch, which leaves the device idle while the host
+/// launches the next kernel (CG: one per iteration).
+using LightWeight = Kokkos::Experimental::WorkItemProperty::HintLightWeight_t;
+template <class Exec, class... Traits>
+using Range = Kokkos::RangePolicy<Exec, Traits..., LightWeight>;
+template <class Exec, class... Traits>
+using Team = Kokkos::TeamPolicy<Exec, Traits..., LightWeight>;
+
 template <class View, class ExecSpace>
 void require_accessible(const char* name) {
   static_assert(Kokkos::SpaceAccessibility<ExecSpace, typename View::memory_space>::accessible,

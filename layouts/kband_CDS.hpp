@@ -308,7 +308,7 @@ CDSMatrix<T, typename Exec::memory_space> make_laplacian_1d(const Exec& exec, in
   impl::ProfilingRegion region("kband::make_laplacian_1d");
   impl::require(n >= 2, impl::concat("kband::make_laplacian_1d: n=", n, ", the minimum is 2"));
   CDSMatrix<T, typename Exec::memory_space> A("kband::laplacian_1d", n, {-1, 0, 1});
-  Kokkos::parallel_for("kband::make_laplacian_1d", Kokkos::RangePolicy<Exec>(exec, 0, n),
+  Kokkos::parallel_for("kband::make_laplacian_1d", impl::Range<Exec>(exec, 0, n),
                        impl::FillLaplacian1D<typename CDSMatrix<T, typename Exec::memory_space>::data_view>{A.data(), n});
   return A;
 }
@@ -330,7 +330,7 @@ CDSMatrix<T, typename Exec::memory_space> make_poisson_2d(const Exec& exec, int 
   if (nx > 1) off.push_back(1);
   if (ny > 1) off.push_back(nx);
   CDSMatrix<T, typename Exec::memory_space> A("kband::poisson_2d", n, off);
-  Kokkos::parallel_for("kband::make_poisson_2d", Kokkos::RangePolicy<Exec>(exec, 0, n),
+  Kokkos::parallel_for("kband::make_poisson_2d", impl::Range<Exec>(exec, 0, n),
                        impl::FillPoisson2D<typename CDSMatrix<T, typename Exec::memory_space>::data_view>{
                            A.data(), nx, ny, ny > 1});
   return A;
@@ -353,7 +353,7 @@ DenseMatrix<T, typename Exec::memory_space> make_random_spd(const Exec& exec, in
   Kokkos::deep_copy(c, hc);
   DenseMatrix<T, Mem> A(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kband::random_spd"), n, n);
   Kokkos::parallel_for("kband::make_random_spd",
-                       Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(exec, 0, static_cast<std::int64_t>(n) * n),
+                       impl::Range<Exec, Kokkos::IndexType<std::int64_t>>(exec, 0, static_cast<std::int64_t>(n) * n),
                        impl::GramKernel<DenseMatrix<T, Mem>, decltype(c)>{A, c, shift, n});
   exec.fence();  // c is freed on return
   return A;
@@ -375,7 +375,7 @@ CDSMatrix<typename VA::non_const_value_type, typename Exec::memory_space> cds_fr
   impl::require(tol >= 0, impl::concat("kband::cds_from_dense: tol=", tol, " must be non-negative"));
   Kokkos::View<int*, Mem> flags("kband::cds_flags", 2 * n - 1);
   Kokkos::parallel_for("kband::cds_from_dense::mark",
-                       Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(exec, 0, static_cast<std::int64_t>(n) * n),
+                       impl::Range<Exec, Kokkos::IndexType<std::int64_t>>(exec, 0, static_cast<std::int64_t>(n) * n),
                        impl::MarkDiagonals<VA, decltype(flags)>{dense, flags, tol, n});
   auto hf = Kokkos::create_mirror_view(flags);
   exec.fence();
@@ -385,7 +385,7 @@ CDSMatrix<typename VA::non_const_value_type, typename Exec::memory_space> cds_fr
     if (hf(k)) off.push_back(k - (n - 1));
   if (off.empty()) off.push_back(0);  // the zero matrix keeps its (zero) main diagonal
   CDSMatrix<T, Mem> A(dense.label() + "::cds", n, off);
-  Kokkos::parallel_for("kband::cds_from_dense::fill", Kokkos::RangePolicy<Exec>(exec, 0, n),
+  Kokkos::parallel_for("kband::cds_from_dense::fill", impl::Range<Exec>(exec, 0, n),
                        impl::DenseToCDS<typename CDSMatrix<T, Mem>::data_view, typename CDSMatrix<T, Mem>::offsets_view, VA>{
                            A.data(), A.offsets(), dense, n});
   return A;
@@ -400,7 +400,7 @@ void cds_to_dense(const Exec& exec, const CDSMatrix<T, Mem>& A, const VA& dense)
   impl::require_accessible<typename CDSMatrix<T, Mem>::data_view, Exec>("A");
   const int n = impl::dense_n("kband::cds_to_dense", dense);
   impl::require(n == A.n(), impl::concat("kband::cds_to_dense: dense has n=", n, " but A has n=", A.n()));
-  Kokkos::parallel_for("kband::cds_to_dense", Kokkos::RangePolicy<Exec>(exec, 0, n),
+  Kokkos::parallel_for("kband::cds_to_dense", impl::Range<Exec>(exec, 0, n),
                        impl::CDSToDense<typename CDSMatrix<T, Mem>::data_view, typename CDSMatrix<T, Mem>::offsets_view, VA>{
                            A.data(), A.offsets(), dense, n});
 }
@@ -416,10 +416,10 @@ void spmv(const Exec& exec, const CDSMatrix<T, Mem>& A, const VX& x, const VY& y
   impl::require(static_cast<const void*>(x.data()) != static_cast<const void*>(y.data()),
                 "kband::spmv: y must not alias x");
   if (impl::CDSOffsets::fits(A.ndiag()))
-    Kokkos::parallel_for("kband::spmv(cds)", Kokkos::RangePolicy<Exec>(exec, 0, A.n()),
+    Kokkos::parallel_for("kband::spmv(cds)", impl::Range<Exec>(exec, 0, A.n()),
                          impl::CDSSpmv<impl::CDSRowOf<T, Mem>, VX, VY>{impl::cds_row(A), x, y});
   else
-    Kokkos::parallel_for("kband::spmv(cds)", Kokkos::RangePolicy<Exec>(exec, 0, A.n()),
+    Kokkos::parallel_for("kband::spmv(cds)", impl::Range<Exec>(exec, 0, A.n()),
                          impl::CDSSpmv<impl::CDSRowOfView<T, Mem>, VX, VY>{impl::cds_row_view(A), x, y});
 }
 
@@ -434,7 +434,7 @@ void spmv(const Exec& exec, const Kokkos::View<T**, P...>& A, const VX& x, const
   impl::check_vector<Exec>("kband::spmv", "y", y, n);
   impl::require(static_cast<const void*>(x.data()) != static_cast<const void*>(y.data()),
                 "kband::spmv: y must not alias x");
-  Kokkos::parallel_for("kband::spmv(dense)", Kokkos::TeamPolicy<Exec>(exec, n, impl::dense_team_size<Exec>()),
+  Kokkos::parallel_for("kband::spmv(dense)", impl::Team<Exec>(exec, n, impl::dense_team_size<Exec>()),
                        impl::DenseSpmv<Exec, VA, VX, VY>{A, x, y});
 }
 

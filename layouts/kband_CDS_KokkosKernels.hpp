@@ -103,16 +103,16 @@ CrsMatrixOf<T, Exec, Mem> cds_to_crs(const Exec& exec, const CDSMatrix<T, Mem>& 
   const int n = A.n();
   const auto row = impl::cds_row_view(A);
   Kokkos::View<int*, Mem> rowmap(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("kband::crs_rowmap")), n + 1);
-  Kokkos::parallel_for("kband::cds_to_crs::count", Kokkos::RangePolicy<Exec>(exec, 0, n),
+  Kokkos::parallel_for("kband::cds_to_crs::count", impl::Range<Exec>(exec, 0, n),
                        impl::CDSRowCounts<decltype(row), decltype(rowmap)>{row, rowmap});
-  Kokkos::parallel_scan("kband::cds_to_crs::scan", Kokkos::RangePolicy<Exec>(exec, 0, n),
+  Kokkos::parallel_scan("kband::cds_to_crs::scan", impl::Range<Exec>(exec, 0, n),
                         impl::InclusiveScan<decltype(rowmap)>{rowmap});
   int nnz = 0;
   exec.fence();
   Kokkos::deep_copy(nnz, Kokkos::subview(rowmap, n));
   Kokkos::View<int*, Mem> cols(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("kband::crs_cols")), nnz);
   Kokkos::View<T*, Mem> vals(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("kband::crs_vals")), nnz);
-  Kokkos::parallel_for("kband::cds_to_crs::fill", Kokkos::RangePolicy<Exec>(exec, 0, n),
+  Kokkos::parallel_for("kband::cds_to_crs::fill", impl::Range<Exec>(exec, 0, n),
                        impl::CDSToCrsFill<decltype(row), decltype(rowmap), decltype(cols), decltype(vals)>{row, rowmap,
                                                                                                            cols, vals});
   exec.fence();
@@ -134,7 +134,7 @@ CDSMatrix<typename Crs::non_const_value_type, typename Exec::memory_space> cds_f
                              A.numCols(), ")"));
   impl::require(tol >= 0, impl::concat("kband::cds_from_crs: tol=", tol, " must be non-negative"));
   Kokkos::View<int*, Mem> flags("kband::cds_flags", 2 * n - 1);
-  Kokkos::parallel_for("kband::cds_from_crs::mark", Kokkos::RangePolicy<Exec>(exec, 0, n),
+  Kokkos::parallel_for("kband::cds_from_crs::mark", impl::Range<Exec>(exec, 0, n),
                        impl::CrsMarkDiagonals<Crs, decltype(flags)>{A, flags, tol, n});
   auto hf = Kokkos::create_mirror_view(flags);
   exec.fence();
@@ -151,7 +151,7 @@ CDSMatrix<typename Crs::non_const_value_type, typename Exec::memory_space> cds_f
   }
   Kokkos::deep_copy(flags, hf);
   CDSMatrix<T, Mem> C("kband::cds_from_crs", n, off);
-  Kokkos::parallel_for("kband::cds_from_crs::fill", Kokkos::RangePolicy<Exec>(exec, 0, n),
+  Kokkos::parallel_for("kband::cds_from_crs::fill", impl::Range<Exec>(exec, 0, n),
                        impl::CrsToCDSFill<Crs, typename CDSMatrix<T, Mem>::data_view, decltype(flags)>{A, C.data(), flags, n});
   return C;
 }

@@ -229,7 +229,7 @@ void convert(const ExecSpace& exec, const Src& src, const Dst& dst) {
   impl::check_batch("kband::convert", "dst", dst, ts::nsys(src), ts::n(src));
   if (ts::nsys(src) == 0 || ts::n(src) == 0) return;
   Kokkos::parallel_for("kband::convert",
-                       Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<size_t>>(exec, 0, td::flat_size(dst)),
+                       impl::Range<ExecSpace, Kokkos::IndexType<size_t>>(exec, 0, td::flat_size(dst)),
                        impl::ConvertBatch<Src, Dst>{src, dst});
 }
 
@@ -286,7 +286,7 @@ template <int Mode, class ExecSpace, class Field, class B>
 void field_lines_flat(const char* fn, const ExecSpace& exec, const LineMap& map, const Field& f, const B& b,
                       batch_value_t<B> scale) {
   Kokkos::parallel_for(fn,
-                       Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<size_t>>(exec, 0, batch_traits<B>::flat_size(b)),
+                       impl::Range<ExecSpace, Kokkos::IndexType<size_t>>(exec, 0, batch_traits<B>::flat_size(b)),
                        FieldLines<Field, B, Mode>{f, b, map, scale});
 }
 
@@ -494,7 +494,7 @@ void field_lines(const char* fn, const ExecSpace& exec, Direction dir, const Fie
     using V = std::decay_t<decltype(b.view())>;
     using K = FieldLinesTiled<ExecSpace, Field, V, tb::sz, Mode>;
     const K k{f, b.view(), LineTiles<tb::sz, K::R>(dir, f), scale};
-    Kokkos::TeamPolicy<ExecSpace> policy(exec, k.tiles.league, LineTiles<tb::sz, K::R>::template team_size<ExecSpace>());
+    impl::Team<ExecSpace> policy(exec, k.tiles.league, LineTiles<tb::sz, K::R>::template team_size<ExecSpace>());
     Kokkos::parallel_for(fn, policy.set_scratch_size(0, Kokkos::PerTeam(K::scratch_bytes(k.tiles.transpose))), k);
   } else {
     field_lines_flat<Mode>(fn, exec, map, f, b, scale);

@@ -125,7 +125,7 @@ void import_penta_array(const Exec& exec, PentaFormat f, const V& flat, const B&
   const int nsys = tb::nsys(dst), n = tb::n(dst);
   impl::check_flat(fn, flat, nsys, n);
   if (nsys == 0 || n == 0) return;
-  Kokkos::parallel_for(fn, Kokkos::RangePolicy<Exec, Kokkos::IndexType<size_t>>(exec, 0, tb::flat_size(dst)),
+  Kokkos::parallel_for(fn, impl::Range<Exec, Kokkos::IndexType<size_t>>(exec, 0, tb::flat_size(dst)),
                        impl::PentaImport<V, B>{flat, dst, f, nsys, n});
 }
 
@@ -141,7 +141,7 @@ void export_penta_array(const Exec& exec, PentaFormat f, PentaArray w, const B& 
   const int nsys = tb::nsys(src), n = tb::n(src);
   impl::check_flat(fn, flat, nsys, n);
   if (nsys == 0 || n == 0) return;
-  Kokkos::parallel_for(fn, Kokkos::RangePolicy<Exec, Kokkos::IndexType<size_t>>(exec, 0, flat.extent(0)),
+  Kokkos::parallel_for(fn, impl::Range<Exec, Kokkos::IndexType<size_t>>(exec, 0, flat.extent(0)),
                        impl::PentaExport<B, V>{src, flat, f, w, nsys, n});
 }
 

@@ -112,7 +112,7 @@ struct DistCDSOperator {
     int d0 = -1;
     for (size_t d = 0; d < A.host_offsets.size(); ++d)
       if (A.host_offsets[d] == 0) d0 = static_cast<int>(d);
-    Kokkos::parallel_for("kband::mpi::cg::diagonal", Kokkos::RangePolicy<Exec>(exec, 0, n()),
+    Kokkos::parallel_for("kband::mpi::cg::diagonal", kband::impl::Range<Exec>(exec, 0, n()),
                          kband::impl::CDSDiagonal<typename DistCDSMatrix<T, Mem>::data_view, T, Mem>{A.data, d0, out});
   }
 
@@ -135,9 +135,9 @@ struct DistCDSOperator {
 
   template <class VX>
   void start(const Exec& exec, const VX& x, const Kokkos::View<T*, Mem>& ext, const Kokkos::View<T*, Mem>& q) const {
-    Kokkos::parallel_for("kband::mpi::cg::copy_x", Kokkos::RangePolicy<Exec>(exec, 0, n()), CopyIn<T, Mem>{x, ext, A.halo});
+    Kokkos::parallel_for("kband::mpi::cg::copy_x", kband::impl::Range<Exec>(exec, 0, n()), CopyIn<T, Mem>{x, ext, A.halo});
     exchange(exec, ext);
-    Kokkos::parallel_for("kband::mpi::cg::spmv", Kokkos::RangePolicy<Exec>(exec, 0, n()),
+    Kokkos::parallel_for("kband::mpi::cg::spmv", kband::impl::Range<Exec>(exec, 0, n()),
                          HaloSpmv<Row, T, Mem>{row(), ext, q, A.halo, lo(), hi()});
   }
   template <class Step, class Slot>

@@ -472,7 +472,7 @@ class HaloExchange {
     impl::HaloCopy<T, SZ, Mem, Unpack> f{u,      lo,      hi,      x_.recv(),     to_prev, to_next, depth_,
                                          nsys_,  x_.m(),  x_.has_prev(), x_.has_next(), lo_row,  hi_row};
     Kokkos::parallel_for(Unpack ? "kband::mpi::halo_unpack" : "kband::mpi::halo_pack",
-                         Kokkos::RangePolicy<Exec, Kokkos::IndexType<long long>>(exec, 0, 2 * x_.m()), f);
+                         kband::impl::Range<Exec, Kokkos::IndexType<long long>>(exec, 0, 2 * x_.m()), f);
   }
 
   template <class V>

@@ -240,7 +240,7 @@ void compact_rhs(const Exec& exec, const CompactScheme& scheme, const GroupedBat
   impl::require(rhs.view().data() != in.view().data(), impl::concat(fn, ": rhs must not alias in"));
   if (in.nsys() == 0) return;
   Kokkos::parallel_for(fn,
-                       Kokkos::RangePolicy<Exec, Kokkos::IndexType<size_t>>(
+                       impl::Range<Exec, Kokkos::IndexType<size_t>>(
                            exec, 0, impl::batch_traits<GroupedBatch<T, SZ, Mem>>::flat_size(in)),
                        impl::CompactRhsKernel<T, SZ, Mem>{scheme.stencil<T>(), in, rhs});
 }

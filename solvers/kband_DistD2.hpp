@@ -298,8 +298,8 @@ struct distd2_shape {
 template <int MinBlocks = 0, class Exec, class F>
 void distd2_launch(const char* fn, const Exec& exec, const DistD2Geometry& g, const F& f) {
   if (g.league == 0) return;
-  using Policy = typename std::conditional<MinBlocks == 0, Kokkos::TeamPolicy<Exec>,
-                                           Kokkos::TeamPolicy<Exec, Kokkos::LaunchBounds<128, MinBlocks>>>::type;
+  using Policy = typename std::conditional<MinBlocks == 0, impl::Team<Exec>,
+                                           impl::Team<Exec, Kokkos::LaunchBounds<128, MinBlocks>>>::type;
   Policy policy(exec, g.league, g.team_size);
   if (g.scratch) policy.set_scratch_size(0, Kokkos::PerTeam(g.scratch_bytes));
   Kokkos::parallel_for(fn, policy, f);
@@ -397,7 +397,7 @@ void distd2_copy_rows(const Exec& exec, const GroupedBatch<T, SZ, Mem>& src, int
                              dst.nsys(), ", n=", dst.n(), ")"));
   if (count == 0 || src.nsys() == 0) return;
   Kokkos::parallel_for(fn,
-                       Kokkos::RangePolicy<Exec, Kokkos::IndexType<size_t>>(
+                       impl::Range<Exec, Kokkos::IndexType<size_t>>(
                            exec, 0, static_cast<size_t>(src.ngroups()) * count * SZ),
                        impl::DistD2CopyRows<T, SZ, Mem>{src.view(), dst.view(), src_row, dst_row, count, src.nsys()});
 }
@@ -488,7 +488,7 @@ void distd2_add_halos(const Exec& exec, const DistD2Plan<T, Mem>& plan, const Gr
   }
   if (nsys == 0) return;
   Kokkos::parallel_for(fn,
-                       Kokkos::RangePolicy<Exec, Kokkos::IndexType<size_t>>(
+                       impl::Range<Exec, Kokkos::IndexType<size_t>>(
                            exec, 0, static_cast<size_t>(out.ngroups()) * SZ),
                        impl::DistD2AddHalosKernel<T, SZ, Mem>{d,
                                                               d.lo_closed ? bnd.view() : halo_lo.view(),

@@ -176,7 +176,7 @@ void tridiagonalize(const Exec& exec, const VA& A, const VD& diag, const VE& off
   const int level = bytes <= static_cast<size_t>(Kokkos::TeamPolicy<Exec>::scratch_size_max(0)) ? 0 : 1;
   impl::require(bytes <= static_cast<size_t>(Kokkos::TeamPolicy<Exec>::scratch_size_max(level)),
                 impl::concat(fn, ": d=", d, " needs ", bytes, " bytes of team scratch, more than the backend offers"));
-  Kokkos::TeamPolicy<Exec> policy(exec, nmat, impl::householder_team_size<Exec>(d));
+  impl::Team<Exec> policy(exec, nmat, impl::householder_team_size<Exec>(d));
   policy.set_scratch_size(level, Kokkos::PerTeam(bytes));
   Kokkos::parallel_for(fn, policy, K{A, diag, offdiag, V, tau, d, level});
 }
@@ -191,7 +191,7 @@ void apply_q(const Exec& exec, const VV& V, const VT& tau, const VY& y, bool tra
                              "), expected (", nmat, ", ", d, ")"));
   if (nmat == 0 || d < 3) return;
   const int team = impl::is_device_exec<Exec>::value ? 64 : 1;
-  Kokkos::parallel_for("kband::apply_q", Kokkos::TeamPolicy<Exec>(exec, nmat, team),
+  Kokkos::parallel_for("kband::apply_q", impl::Team<Exec>(exec, nmat, team),
                        impl::ApplyQKernel<Exec, VV, VT, VY>{V, tau, y, d, transpose});
 }
 
@@ -229,7 +229,7 @@ void solve_symmetric(const Exec& exec, const VA& A, const VB& b, const VX& x, co
   Kokkos::View<T***, Kokkos::LayoutRight, Mem> V(noinit("kband::sym::V"), nmat, d, d);
   tridiagonalize(exec, A, diag, off, V, tau);
   // sub(m, j) = T(j, j-1) = off(m, j-1); y = b
-  Kokkos::parallel_for("kband::solve_symmetric::prep", Kokkos::RangePolicy<Exec>(exec, 0, nmat * d),
+  Kokkos::parallel_for("kband::solve_symmetric::prep", impl::Range<Exec>(exec, 0, nmat * d),
                        KOKKOS_LAMBDA(const int mj) {
                          const int m = mj / d, j = mj % d;
                          sub(m, j) = j > 0 ? off(m, j - 1) : T(0);

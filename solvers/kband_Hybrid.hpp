@@ -135,7 +135,7 @@ template <HybridMode Mode, class Exec, class BA, class BB, class BC, class BD, c
 void launch_hybrid(const char* label, const Exec& exec, const HybridGeometry& g, const BA& a, const BB& b,
                    const BC& c, const BD& d, const BX& x, const Info& info, const Red& red) {
   using K = HybridKernel<Exec, BA, BB, BC, BD, BX, Info, Mode>;
-  Kokkos::TeamPolicy<Exec> policy(exec, g.league, g.team_size);
+  impl::Team<Exec> policy(exec, g.league, g.team_size);
   policy.set_scratch_size(g.scratch_level, Kokkos::PerTeam(g.scratch_bytes));
   Kokkos::parallel_for(label, policy,
                        K{a, b, c, d, x, info, red, g, std::numeric_limits<batch_value_t<BX>>::quiet_NaN()});

@@ -50,7 +50,7 @@ PCRGeometry pcr_geometry(const char* fn, int nsys, int n, size_t bytes_per_syste
 template <class Exec, class Functor>
 void launch_pcr(const char* label, const Exec& exec, const PCRGeometry& g, const Functor& f) {
   if (g.nsys == 0) return;
-  Kokkos::TeamPolicy<Exec> policy(exec, g.league, g.team_size);
+  impl::Team<Exec> policy(exec, g.league, g.team_size);
   policy.set_scratch_size(g.scratch_level, Kokkos::PerTeam(g.scratch_bytes));
   Kokkos::parallel_for(label, policy, f);
 }
@@ -93,7 +93,7 @@ class PCRFactor {
     f_.rb = Kokkos::View<T*, MemSpace>(noinit("kband::pcr_factor::rb"), n);
     f_.info = Kokkos::View<int, MemSpace>(Kokkos::view_alloc(exec, std::string("kband::pcr_factor::info")));
     V2 work(noinit("kband::pcr_factor::work"), 2, 3 * n);
-    Kokkos::parallel_for("kband::PCRFactor", Kokkos::RangePolicy<Exec>(exec, 0, 1),
+    Kokkos::parallel_for("kband::PCRFactor", impl::Range<Exec>(exec, 0, 1),
                          impl::PCRFactorKernel<T, MemSpace, VA, VB, VC>{f_, work, a, b, c});
   }
 

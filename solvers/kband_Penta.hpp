@@ -196,7 +196,7 @@ class PentadiagonalFactor {
     f_.g2 = alloc("kband::penta_factor::g2", np);
     f_.hinv = Kokkos::View<T[4], MemSpace>(Kokkos::view_alloc(exec, std::string("kband::penta_factor::hinv")));
     f_.info = Kokkos::View<int, MemSpace>(Kokkos::view_alloc(exec, std::string("kband::penta_factor::info")));
-    Kokkos::parallel_for(fn, Kokkos::RangePolicy<Exec>(exec, 0, 1),
+    Kokkos::parallel_for(fn, impl::Range<Exec>(exec, 0, 1),
                          impl::PentaFactorKernel<T, MemSpace, VA, VB, VC, VD, VE>{f_, a, b, c, d, e});
   }
 

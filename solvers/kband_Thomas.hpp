@@ -144,7 +144,7 @@ ThomasGeometry thomas_geometry(const char* fn, int nsys, int n, int lanes, int n
 template <class Exec, class Functor>
 void launch_thomas(const char* label, const Exec& exec, const ThomasGeometry& g, const Functor& f) {
   if (g.nsys == 0) return;
-  Kokkos::TeamPolicy<Exec> policy(exec, g.league, g.team_size);
+  impl::Team<Exec> policy(exec, g.league, g.team_size);
   if (g.scratch) policy.set_scratch_size(g.scratch_level, Kokkos::PerTeam(g.scratch_bytes));
   Kokkos::parallel_for(label, policy, f);
 }
@@ -324,7 +324,7 @@ class TridiagonalFactor {
     f_.z = alloc("kband::factor::z", periodic ? n : 0);
     f_.scal = Kokkos::View<T[2], MemSpace>(Kokkos::view_alloc(exec, std::string("kband::factor::scal")));
     f_.info = Kokkos::View<int, MemSpace>(Kokkos::view_alloc(exec, std::string("kband::factor::info")));
-    Kokkos::parallel_for("kband::TridiagonalFactor", Kokkos::RangePolicy<Exec>(exec, 0, 1),
+    Kokkos::parallel_for("kband::TridiagonalFactor", impl::Range<Exec>(exec, 0, 1),
                          impl::FactorKernel<T, MemSpace, VA, VB, VC>{f_, a, b, c});
   }
 

@@ -508,7 +508,7 @@ RegisterGeometry register_geometry(const Exec& exec, int nsys, int n, int M, boo
   f.K = g.K;
   f.chunk_fastest = contiguous;
   f.P = 1;
-  Kokkos::TeamPolicy<Exec> probe(exec, 1, 1);
+  impl::Team<Exec> probe(exec, 1, 1);
   int cap = probe.team_size_max(f, Kokkos::ParallelForTag());
   const size_t smax = Kokkos::TeamPolicy<Exec>::scratch_size_max(0);
   const int scap = static_cast<int>(smax / scratch_per_thread);
@@ -544,7 +544,7 @@ RegisterGeometry register_geometry(const Exec& exec, int nsys, int n, int M, boo
 template <class Exec, class Functor>
 void launch_registers(const char* label, const Exec& exec, const RegisterGeometry& g, const Functor& f) {
   if (g.nsys == 0) return;
-  Kokkos::TeamPolicy<Exec> policy(exec, g.league, g.team_size);
+  impl::Team<Exec> policy(exec, g.league, g.team_size);
   policy.set_scratch_size(0, Kokkos::PerTeam(g.scratch_bytes));
   Kokkos::parallel_for(label, policy, f);
 }
