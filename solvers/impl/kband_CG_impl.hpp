@@ -140,7 +140,7 @@ enum { kPrecNone = 0, kPrecJacobi = 1, kPrecLine = 2 };
 /// once) runs in one wave instead of one and a third (H200: 40 registers
 /// left 6 of its 8 blocks per multiprocessor resident).
 template <class Exec>
-using CGPolicy = Kokkos::RangePolicy<Exec, Kokkos::LaunchBounds<256, 8>>;
+using CGPolicy = impl::Range<Exec, Kokkos::LaunchBounds<256, 8>>;
 
 /// The search direction p_new(j) = z(j) + beta p_old(j), z = r, r/diag or the line solve.
 /// p vectors carry a halo of h entries each side (h = 0 on one rank).
@@ -248,7 +248,7 @@ struct CGDenseApply {
   CGStep<T, Mem, Prec> s;
   VA A;
   Kokkos::View<T*, Mem> q;
-  int R, S;
+  int R, S, V;  // V: vector lanes per thread (the policy's vector length)
   using member = typename Kokkos::TeamPolicy<Exec>::member_type;
   KOKKOS_INLINE_FUNCTION void operator()(const member& t, T& pap) const {
     const int n = static_cast<int>(A.extent(0)), ncol = static_cast<int>(A.extent(1));
@@ -270,9 +270,24 @@ struct CGDenseApply {
       const int i = i0 + k / S, j0 = (k % S) * w;
       const int len = ncol - j0 < w ? ncol - j0 : w;
       T sum = 0;
+      // lane l takes columns l, l + V, ... with four independent sums, so
+      // that each lane keeps four loads of the row in flight
       Kokkos::parallel_reduce(
-          Kokkos::ThreadVectorRange(t, len > 0 ? len : 0),
-          [&](const int jj, T& acc) { acc += A(i, j0 + jj) * d(j0 + jj); }, sum);
+          Kokkos::ThreadVectorRange(t, V),
+          [&](const int l, T& acc) {
+            T s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+            int jj = l;
+            for (; jj + 3 * V < len; jj += 4 * V) {
+              const int j = j0 + jj;
+              s0 += A(i, j) * d(j);
+              s1 += A(i, j + V) * d(j + V);
+              s2 += A(i, j + 2 * V) * d(j + 2 * V);
+              s3 += A(i, j + 3 * V) * d(j + 3 * V);
+            }
+            for (; jj < len; jj += V) s0 += A(i, j0 + jj) * d(j0 + jj);
+            acc += (s0 + s1) + (s2 + s3);
+          },
+          sum);
       Kokkos::single(Kokkos::PerThread(t), [&]() { part[k] = sum; });
     });
     t.team_barrier();
@@ -512,10 +527,10 @@ class LineSolver {
       return;
     }
     const int total = nlines_ * len_;
-    Kokkos::parallel_for("kband::cg::line_gather", Kokkos::RangePolicy<Exec>(exec, 0, total),
+    Kokkos::parallel_for("kband::cg::line_gather", impl::Range<Exec>(exec, 0, total),
                          Gather{starts_, d_, r, len_, 0});
     solve(exec, d_, x_);
-    Kokkos::parallel_for("kband::cg::line_scatter", Kokkos::RangePolicy<Exec>(exec, 0, total),
+    Kokkos::parallel_for("kband::cg::line_scatter", impl::Range<Exec>(exec, 0, total),
                          Gather{starts_, x_, z, len_, 1});
   }
 
@@ -563,7 +578,7 @@ class CGDriver {
     if (prec == CGPreconditioner::Jacobi) {
       aux_ = alloc("kband::cg::invdiag", n);
       op.diagonal(exec, aux_);
-      Kokkos::parallel_for("kband::cg::invdiag", Kokkos::RangePolicy<Exec>(exec, 0, n), Reciprocal<T, Mem>{aux_});
+      Kokkos::parallel_for("kband::cg::invdiag", impl::Range<Exec>(exec, 0, n), Reciprocal<T, Mem>{aux_});
     } else if (prec == CGPreconditioner::Line) {
       aux_ = alloc("kband::cg::z", n);
     }
@@ -588,7 +603,7 @@ class CGDriver {
     // r = b - A x, (r.r, r.z) at k = 0
     op_.start(exec, x, p_[1], q_);
     if (pk == kPrecLine) {
-      Kokkos::parallel_for("kband::cg::start_r", Kokkos::RangePolicy<Exec>(exec, 0, n), CGSubtract<T, Mem>{r_, b, q_});
+      Kokkos::parallel_for("kband::cg::start_r", impl::Range<Exec>(exec, 0, n), CGSubtract<T, Mem>{r_, b, q_});
       line_->apply(exec, r_, aux_);
     }
     st_.k = 0;
@@ -745,7 +760,7 @@ struct CDSOperator : LocalOperator<Exec, T, Mem, CDSMatrix<T, Mem>> {
   explicit CDSOperator(const CDSMatrix<T, Mem>& M) : Base{M, M.n()} {}
   void diagonal(const Exec& exec, const Kokkos::View<T*, Mem>& out) const {
     const auto& A = this->A;
-    Kokkos::parallel_for("kband::cg::diagonal", Kokkos::RangePolicy<Exec>(exec, 0, A.n()),
+    Kokkos::parallel_for("kband::cg::diagonal", impl::Range<Exec>(exec, 0, A.n()),
                          CDSDiagonal<typename CDSMatrix<T, Mem>::data_view, T, Mem>{A.data(), A.diagonal_index(0), out});
   }
   template <class Step, class Slot>
@@ -767,16 +782,15 @@ struct DenseOperator : LocalOperator<Exec, T, Mem, VA> {
   using Base = LocalOperator<Exec, T, Mem, VA>;
   explicit DenseOperator(const VA& M) : Base{M, static_cast<int>(M.extent(0))} {}
   void diagonal(const Exec& exec, const Kokkos::View<T*, Mem>& out) const {
-    Kokkos::parallel_for("kband::cg::diagonal", Kokkos::RangePolicy<Exec>(exec, 0, this->rows),
+    Kokkos::parallel_for("kband::cg::diagonal", impl::Range<Exec>(exec, 0, this->rows),
                          DenseDiagonal<VA, T, Mem>{this->A, out});
   }
   template <class Step, class Slot>
   void step(const Exec& exec, const Step& s, const Kokkos::View<T*, Mem>& q, const Slot& pap) const {
     constexpr int P = Step::prec;
     const int n = this->rows;
-    // GPUs: 8 warps per team (capped at 32 registers, so that 8 teams fit
-    // a multiprocessor); S column parts per row, enough to give every warp
-    // slot of the device a part (S <= 8, a power of two); CPUs: 1 x 1.
+    // GPUs: 8 warps per team; S column parts per row, enough to give every
+    // warp slot of the device a part (S <= 8, a power of two); CPUs: 1 x 1.
     const bool dev = is_device_exec<Exec>::value;
     // Parts keep >= 512 columns (16 per lane): below that an iteration is
     // latency-bound and more parts only add to its fixed cost.
@@ -787,10 +801,13 @@ struct DenseOperator : LocalOperator<Exec, T, Mem, VA> {
       while (S < 8 && static_cast<long long>(n) * S * 2 <= warps && ncol / (S * 2) >= 512) S *= 2;
     }
     const int R = dev ? 8 / S : 1;
-    using K = CGDenseApply<Exec, VA, T, Mem, P>;
-    Kokkos::TeamPolicy<Exec, Kokkos::LaunchBounds<256, 8>> policy(exec, (n + R - 1) / R, R * S, dev ? 32 : 1);
+    const int V = dev ? 32 : 1;
+    // up to 64 registers (4 teams per multiprocessor): the four sums per
+    // lane spill at 32 (H200, n = 4096: 66.9 us per iteration, against 65.7
+    // with one sum per lane at 32 registers; n = 1024: 18.1 against 20.6)
+    impl::Team<Exec, Kokkos::LaunchBounds<256, 4>> policy(exec, (n + R - 1) / R, R * S, V);
     Kokkos::parallel_reduce("kband::cg::apply(dense)", policy.set_scratch_size(0, Kokkos::PerTeam(R * S * sizeof(T))),
-                            K{s, this->A, q, R, S}, pap);
+                            CGDenseApply<Exec, VA, T, Mem, P>{s, this->A, q, R, S, V}, pap);
   }
 };
 
