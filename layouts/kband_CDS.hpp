@@ -137,6 +137,20 @@ struct CDSRow {
     }
     return s;
   }
+  /// q(i) = row i times v for the consecutive rows i0 <= i < i1, diagonal by
+  /// diagonal: each pass runs along contiguous rows of one diagonal and of v
+  /// (a loop a CPU compiler vectorises; `apply` per row does not).
+  template <class V, class Q>
+  KOKKOS_INLINE_FUNCTION void apply_rows(const int i0, const int i1, const V& v, const Q& q, const int lo,
+                                         const int hi) const {
+    for (int i = i0; i < i1; ++i) q(i) = 0;
+    const int m = nd();
+    for (int d = 0; d < m; ++d) {
+      const int o = offset(d);
+      const int b = lo - o > i0 ? lo - o : i0, e = hi - o < i1 ? hi - o : i1;
+      for (int i = b; i < e; ++i) q(i) += data(i, d) * v(i + o);
+    }
+  }
 };
 
 template <class T, class Mem>

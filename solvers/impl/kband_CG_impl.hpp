@@ -110,6 +110,7 @@ struct CGState {
   // consecutive rows and every access stays coalesced.
   int n = 0, chunk = 1, items = 0;
   bool strided = false;
+  // (The kernels' Blocks parameter, !is_device_exec, relies on this mapping.)
   void set_rows(const int rows, const bool device) {
     n = rows;
     chunk = device ? 4 : 512;
@@ -170,7 +171,11 @@ struct CGStep {
 
 /// K1 on a CDS matrix on one rank: the direction at each neighbour on the
 /// fly, q = A p_new, p.Ap; x update of the previous iteration.
-template <class Row, class T, class Mem, int Prec>
+/// Blocks (CPUs, set from the execution space): the item is a block of
+/// consecutive rows, multiplied diagonal by diagonal. GPUs compile only the
+/// row-by-row path (the block path's partial sums would spill at their
+/// 32-register cap).
+template <class Row, class T, class Mem, int Prec, bool Blocks>
 struct CGFusedApply {
   CGStep<T, Mem, Prec> s;
   Row row;
@@ -183,6 +188,26 @@ struct CGFusedApply {
       }
     if (!s.st.go()) return;
     const CGDir<T, Mem, Prec> d = s.dir();
+    if constexpr (Blocks) {  // a block of consecutive rows, diagonal by diagonal
+      const int i0 = s.st.first(c), i1 = s.st.last(c);
+      row.apply_rows(i0, i1, d, q, 0, row.n);
+      T s0 = 0, s1 = 0, s2 = 0, s3 = 0;  // four partial sums: the loop vectorises
+      auto row_i = [&](const int i) {
+        const T pi = d(i);
+        s.pnew(i) = pi;
+        return pi * q(i);
+      };
+      int i = i0;
+      for (; i + 3 < i1; i += 4) {
+        s0 += row_i(i);
+        s1 += row_i(i + 1);
+        s2 += row_i(i + 2);
+        s3 += row_i(i + 3);
+      }
+      for (; i < i1; ++i) s0 += row_i(i);
+      pap += (s0 + s1) + (s2 + s3);
+      return;
+    }
     for (int i = s.st.first(c), e = s.st.last(c), di = s.st.step(); i < e; i += di) {
       const T qi = row.apply(i, d, 0, row.n);
       const T pi = d(i);
@@ -312,7 +337,7 @@ struct CGDenseApply {
 };
 
 /// K2: r -= alpha q; sums(k+1) = (r.r, r.z) (Line: the sums come after the line solve).
-template <class T, class Mem, int Prec>
+template <class T, class Mem, int Prec, bool Blocks>
 struct CGResidual {
   CGState<T, Mem> st;
   Kokkos::View<T*, Mem> r;
@@ -321,11 +346,32 @@ struct CGResidual {
     if (!st.ran(st.k)) return;
     const T a = st.alpha(st.k);
     T rr = 0, rz = 0;
-    for (int i = st.first(c), e = st.last(c), di = st.step(); i < e; i += di) {
-      const T ri = r(i) - a * q(i);
-      r(i) = ri;
-      rr += ri * ri;
-      rz += Prec == kPrecJacobi ? ri * ri * aux(i) : ri * ri;
+    if constexpr (Blocks) {  // consecutive rows, four partial sums each (the loop vectorises)
+      auto row_i = [&](const int i, T& sr, T& sz) {
+        const T ri = r(i) - a * q(i);
+        r(i) = ri;
+        sr += ri * ri;
+        sz += Prec == kPrecJacobi ? ri * ri * aux(i) : ri * ri;
+      };
+      const int e = st.last(c);
+      int i = st.first(c);
+      T r1 = 0, r2 = 0, r3 = 0, z1 = 0, z2 = 0, z3 = 0;
+      for (; i + 3 < e; i += 4) {
+        row_i(i, rr, rz);
+        row_i(i + 1, r1, z1);
+        row_i(i + 2, r2, z2);
+        row_i(i + 3, r3, z3);
+      }
+      for (; i < e; ++i) row_i(i, rr, rz);
+      rr += r1 + r2 + r3;
+      rz += z1 + z2 + z3;
+    } else {
+      for (int i = st.first(c), e = st.last(c), di = st.step(); i < e; i += di) {
+        const T ri = r(i) - a * q(i);
+        r(i) = ri;
+        rr += ri * ri;
+        rz += Prec == kPrecJacobi ? ri * ri * aux(i) : ri * ri;
+      }
     }
     s.rr += rr;
     s.rz += rz;
@@ -660,7 +706,7 @@ class CGDriver {
       line_->apply(exec, r_, aux_);
       reduce_sums(exec, comm, CGSumsKernel<T, Mem>{st_, r_, r_, q_, aux_, aux_, P, false, false}, k + 1);
     } else {
-      reduce_sums(exec, comm, CGResidual<T, Mem, P>{st_, r_, q_, aux_}, k + 1);
+      reduce_sums(exec, comm, CGResidual<T, Mem, P, !is_device_exec<Exec>::value>{st_, r_, q_, aux_}, k + 1);
     }
   }
 
@@ -769,10 +815,10 @@ struct CDSOperator : LocalOperator<Exec, T, Mem, CDSMatrix<T, Mem>> {
     const auto& A = this->A;
     if (CDSOffsets::fits(A.ndiag()))
       Kokkos::parallel_reduce("kband::cg::apply", CGPolicy<Exec>(exec, 0, s.st.chunks()),
-                              CGFusedApply<CDSRowOf<T, Mem>, T, Mem, P>{s, cds_row(A), q}, pap);
+                              CGFusedApply<CDSRowOf<T, Mem>, T, Mem, P, !is_device_exec<Exec>::value>{s, cds_row(A), q}, pap);
     else
       Kokkos::parallel_reduce("kband::cg::apply", CGPolicy<Exec>(exec, 0, s.st.chunks()),
-                              CGFusedApply<CDSRowOfView<T, Mem>, T, Mem, P>{s, cds_row_view(A), q}, pap);
+                              CGFusedApply<CDSRowOfView<T, Mem>, T, Mem, P, !is_device_exec<Exec>::value>{s, cds_row_view(A), q}, pap);
   }
 };
 
