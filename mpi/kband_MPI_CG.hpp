@@ -80,7 +80,7 @@ struct HaloSpmv {
   Kokkos::View<T*, Mem> q;
   int h, lo, hi;
   KOKKOS_INLINE_FUNCTION void operator()(const int i) const {
-    q(i) = row.apply(i, typename kband::impl::CGHaloApply<Row, T, Mem>::Shifted{p, h}, lo, hi);
+    q(i) = row.apply(i, kband::impl::CGShifted<T, Mem>{p, h}, lo, hi);
   }
 };
 
@@ -146,7 +146,8 @@ struct DistCDSOperator {
                          kband::impl::CGDirection<T, Mem, Step::prec>{s});
     exchange(exec, s.pnew);
     Kokkos::parallel_reduce("kband::mpi::cg::apply", kband::impl::CGPolicy<Exec>(exec, 0, s.st.chunks()),
-                            kband::impl::CGHaloApply<Row, T, Mem>{s.st, row(), s.pnew, q, A.halo, lo(), hi()}, pap);
+                            kband::impl::CGHaloApply<Row, T, Mem, !kband::impl::is_device_exec<Exec>::value>{
+                                s.st, row(), s.pnew, q, A.halo, lo(), hi()}, pap);
   }
   template <class K>
   void finish(const Exec& exec, const K& k) const {

@@ -238,20 +238,39 @@ struct CGDirection {
 
 /// K1b of the split form on a CDS block with halo h: q = A p, p.Ap (rows of
 /// the block; p(j + h) for block column j, j in [-h, nloc + h)).
-template <class Row, class T, class Mem>
+/// A halo'd vector read at block column j: p(j + h).
+template <class T, class Mem>
+struct CGShifted {
+  Kokkos::View<const T*, Mem> p;
+  int h;
+  KOKKOS_INLINE_FUNCTION T operator()(const int j) const { return p(j + h); }
+};
+
+template <class Row, class T, class Mem, bool Blocks>
 struct CGHaloApply {
   CGState<T, Mem> st;
   Row row;
   Kokkos::View<const T*, Mem> p;
   Kokkos::View<T*, Mem> q;
   int h, lo, hi;  // readable block columns [lo, hi)
-  struct Shifted {
-    Kokkos::View<const T*, Mem> p;
-    int h;
-    KOKKOS_INLINE_FUNCTION T operator()(const int j) const { return p(j + h); }
-  };
+  using Shifted = CGShifted<T, Mem>;
   KOKKOS_INLINE_FUNCTION void operator()(const int c, T& pap) const {
     if (!st.go()) return;
+    if constexpr (Blocks) {  // as in CGFusedApply
+      const int i0 = st.first(c), i1 = st.last(c);
+      row.apply_rows(i0, i1, Shifted{p, h}, q, lo, hi);
+      T s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+      int i = i0;
+      for (; i + 3 < i1; i += 4) {
+        s0 += p(i + h) * q(i);
+        s1 += p(i + 1 + h) * q(i + 1);
+        s2 += p(i + 2 + h) * q(i + 2);
+        s3 += p(i + 3 + h) * q(i + 3);
+      }
+      for (; i < i1; ++i) s0 += p(i + h) * q(i);
+      pap += (s0 + s1) + (s2 + s3);
+      return;
+    }
     for (int i = st.first(c), e = st.last(c), di = st.step(); i < e; i += di) {
       const T qi = row.apply(i, Shifted{p, h}, lo, hi);
       q(i) = qi;
