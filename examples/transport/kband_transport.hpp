@@ -509,7 +509,11 @@ class SkewTransport {
     const Dir& D = dir_[d];
     const K k{s_, d1_, d2_, {r.c[0], r.c[1], r.c[2]}, kband::LineTiles<SZ, K::R>(static_cast<Direction>(d), r.c[0]),
               D.F, d, nu_};
-    Kokkos::TeamPolicy<Exec> policy(exec, k.tiles.league, kband::LineTiles<SZ, K::R>::template team_size<Exec>());
+    // HintLightWeight: the functor (over 512 bytes) goes as a kernel argument;
+    // otherwise Kokkos' CUDA backend copies it to constant memory and the host
+    // waits for the previous such kernel before every launch
+    Kokkos::TeamPolicy<Exec, Kokkos::Experimental::WorkItemProperty::HintLightWeight_t> policy(
+        exec, k.tiles.league, kband::LineTiles<SZ, K::R>::template team_size<Exec>());
     Kokkos::parallel_for(Accumulate ? "kband_transport::combine_accumulate" : "kband_transport::combine",
                          policy.set_scratch_size(0, Kokkos::PerTeam(K::scratch_bytes(k.tiles.transpose))), k);
   }
