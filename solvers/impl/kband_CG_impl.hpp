@@ -287,12 +287,12 @@ struct CGHaloApply {
 /// warp per part on GPUs: coalesced row reads and a shuffle reduction). S > 1
 /// keeps the device's warp slots filled when there are few rows; the parts
 /// meet in team scratch. Team size R * S.
-template <class Exec, class VA, class T, class Mem, int Prec>
+template <class Exec, class VA, class T, class Mem, int Prec, int Lanes>
 struct CGDenseApply {
   CGStep<T, Mem, Prec> s;
   VA A;
   Kokkos::View<T*, Mem> q;
-  int R, S, V;  // V: vector lanes per thread (the policy's vector length)
+  int R, S, V_;  // V_: vector lanes per thread (the policy's vector length)
   using member = typename Kokkos::TeamPolicy<Exec>::member_type;
   KOKKOS_INLINE_FUNCTION void operator()(const member& t, T& pap) const {
     const int n = static_cast<int>(A.extent(0)), ncol = static_cast<int>(A.extent(1));
@@ -315,7 +315,9 @@ struct CGDenseApply {
       const int len = ncol - j0 < w ? ncol - j0 : w;
       T sum = 0;
       // lane l takes columns l, l + V, ... with four independent sums, so
-      // that each lane keeps four loads of the row in flight
+      // that each lane keeps four loads of the row in flight (CPUs: V = 1
+      // known at compile time, so the four sums form one vector)
+      const int V = Lanes > 0 ? Lanes : V_;
       Kokkos::parallel_reduce(
           Kokkos::ThreadVectorRange(t, V),
           [&](const int l, T& acc) {
@@ -872,7 +874,7 @@ struct DenseOperator : LocalOperator<Exec, T, Mem, VA> {
     // with one sum per lane at 32 registers; n = 1024: 18.1 against 20.6)
     impl::Team<Exec, Kokkos::LaunchBounds<256, 4>> policy(exec, (n + R - 1) / R, R * S, V);
     Kokkos::parallel_reduce("kband::cg::apply(dense)", policy.set_scratch_size(0, Kokkos::PerTeam(R * S * sizeof(T))),
-                            CGDenseApply<Exec, VA, T, Mem, P>{s, this->A, q, R, S, V}, pap);
+                            CGDenseApply<Exec, VA, T, Mem, P, is_device_exec<Exec>::value ? 0 : 1>{s, this->A, q, R, S, V}, pap);
   }
 };
 
