@@ -236,8 +236,6 @@ struct CGDirection {
   }
 };
 
-/// K1b of the split form on a CDS block with halo h: q = A p, p.Ap (rows of
-/// the block; p(j + h) for block column j, j in [-h, nloc + h)).
 /// A halo'd vector read at block column j: p(j + h).
 template <class T, class Mem>
 struct CGShifted {
@@ -246,6 +244,9 @@ struct CGShifted {
   KOKKOS_INLINE_FUNCTION T operator()(const int j) const { return p(j + h); }
 };
 
+/// K1b of the split form on a CDS block with halo h: q = A p, p.Ap (rows of
+/// the block; p(j + h) for block column j, j in [-h, nloc + h)). Blocks: as
+/// in CGFusedApply.
 template <class Row, class T, class Mem, bool Blocks>
 struct CGHaloApply {
   CGState<T, Mem> st;
@@ -256,7 +257,7 @@ struct CGHaloApply {
   using Shifted = CGShifted<T, Mem>;
   KOKKOS_INLINE_FUNCTION void operator()(const int c, T& pap) const {
     if (!st.go()) return;
-    if constexpr (Blocks) {  // as in CGFusedApply
+    if constexpr (Blocks) {
       const int i0 = st.first(c), i1 = st.last(c);
       row.apply_rows(i0, i1, Shifted{p, h}, q, lo, hi);
       T s0 = 0, s1 = 0, s2 = 0, s3 = 0;
