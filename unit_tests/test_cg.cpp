@@ -115,6 +115,33 @@ kband::CGResult solve_ones(const kband::CDSMatrix<double>& A, CGPreconditioner p
   return kband::cg(Exec(), A, b, x, opt, p);
 }
 
+/// Solves with `solver` from x0 = 0 at tolerance 1e-12 (an unwritten x fails
+/// the residual check below), checks that it converged; x on the host.
+template <class Solver>
+std::vector<double> solve_from_zero(Solver& solver, const std::vector<double>& b, const std::string& what) {
+  Kokkos::View<double*> x("x", b.size());
+  Kokkos::deep_copy(x, 0.0);
+  kband::CGOptions opt;
+  opt.tol = 1e-12;
+  const kband::CGResult res = solver.solve(Exec(), kband_test_cg::to_device(b), x, opt);
+  EXPECT_EQ(res.status, CGStatus::Converged) << res.message() << " " << what;
+  EXPECT_GT(res.iterations, 0) << what;
+  ++stats().solves;
+  return kband_test_cg::to_host(x);
+}
+
+/// ||b - A x|| / ||b|| in long double; row_times_x(i) = (A x)_i.
+template <class RowTimesX>
+double true_relative_residual(const std::vector<double>& b, const RowTimesX& row_times_x) {
+  long double rr = 0, bb = 0;
+  for (size_t i = 0; i < b.size(); ++i) {
+    const long double ri = b[i] - row_times_x(static_cast<int>(i));
+    rr += ri * ri;
+    bb += static_cast<long double>(b[i]) * b[i];
+  }
+  return std::sqrt(static_cast<double>(rr / bb));
+}
+
 /// Dense rows long enough that GPUs split them into column parts (parts of
 /// >= 512 columns: n = 1537 gives 2 unequal parts), on a diagonally dominant
 /// SPD matrix; checked by the true residual ||b - A x|| / ||b||, computed
@@ -132,22 +159,13 @@ TEST(CGDense, WideRowsSplitIntoParts) {
   const std::vector<double> b = random_vector<double>(n, rng);
   for (auto p : {CGPreconditioner::None, CGPreconditioner::Jacobi}) {
     auto s = kband::make_cg_solver(Exec(), A, p);
-    Kokkos::View<double*> x("x", n);
-    Kokkos::deep_copy(x, 0.0);  // x0 = 0: an unwritten x fails the residual check
-    kband::CGOptions opt;
-    opt.tol = 1e-12;
-    const kband::CGResult res = s.solve(Exec(), kband_test_cg::to_device(b), x, opt);
-    EXPECT_EQ(res.status, CGStatus::Converged) << res.message();
-    EXPECT_GT(res.iterations, 0);
-    const auto xh = kband_test_cg::to_host(x);
-    long double rr = 0, bb = 0;
-    for (int i = 0; i < n; ++i) {
-      long double ri = b[i];
-      for (int j = 0; j < n; ++j) ri -= static_cast<long double>(ha(i, j)) * xh[j];
-      rr += ri * ri;
-      bb += static_cast<long double>(b[i]) * b[i];
-    }
-    EXPECT_LT(std::sqrt(static_cast<double>(rr / bb)), 1e-10) << kband::cg_preconditioner_name(p);
+    const auto xh = solve_from_zero(s, b, kband::cg_preconditioner_name(p));
+    const double res = true_relative_residual(b, [&](const int i) {
+      long double ax = 0;
+      for (int j = 0; j < n; ++j) ax += static_cast<long double>(ha(i, j)) * xh[j];
+      return ax;
+    });
+    EXPECT_LT(res, 1e-10) << kband::cg_preconditioner_name(p);
   }
 }
 
@@ -167,27 +185,18 @@ TEST(CGAccuracy, RowBlocksAndFarDiagonals) {
     const std::vector<double> b = random_vector<double>(n, rng);
     for (auto p : {CGPreconditioner::None, CGPreconditioner::Jacobi, CGPreconditioner::Line}) {
       auto s = kband::make_cg_solver(Exec(), A, p);
-      Kokkos::View<double*> x("x", n);
-      Kokkos::deep_copy(x, 0.0);  // x0 = 0: an unwritten x fails the residual check
-      kband::CGOptions opt;
-      opt.tol = 1e-12;
-      const kband::CGResult res = s.solve(Exec(), kband_test_cg::to_device(b), x, opt);
-      EXPECT_EQ(res.status, CGStatus::Converged) << res.message();
-      EXPECT_GT(res.iterations, 0);
-      const auto xh = kband_test_cg::to_host(x);
-      long double rr = 0, bb = 0;
-      for (int i = 0; i < n; ++i) {
-        long double ri = b[i];
+      const std::string what = std::to_string(g.first) + " x " + std::to_string(g.second) + " " +
+                               kband::cg_preconditioner_name(p);
+      const auto xh = solve_from_zero(s, b, what);
+      const double res = true_relative_residual(b, [&](const int i) {
+        long double ax = 0;
         for (size_t d = 0; d < off.size(); ++d) {
           const int j = i + off[d];
-          if (j >= 0 && j < n) ri -= static_cast<long double>(hd(i, d)) * xh[j];
+          if (j >= 0 && j < n) ax += static_cast<long double>(hd(i, d)) * xh[j];
         }
-        rr += ri * ri;
-        bb += static_cast<long double>(b[i]) * b[i];
-      }
-      EXPECT_LT(std::sqrt(static_cast<double>(rr / bb)), 1e-10)
-          << g.first << " x " << g.second << " " << kband::cg_preconditioner_name(p);
-      ++stats().solves;
+        return ax;
+      });
+      EXPECT_LT(res, 1e-10) << what;
     }
   }
 }
