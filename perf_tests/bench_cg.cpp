@@ -75,7 +75,7 @@ void usage() {
       "  --reps R              timed solves per row (default 3; 1 when a solve takes > 1 s)\n"
       "  --check-every K       host residual check interval (default 32)\n"
       "  --quick               smoke run: 2^4 .. 2^10, dense to 2^8, 1 rep\n"
-      "  --json FILE           results file (default kband-bench-cg.json)\n"
+      "  --json FILE           results file (default kband-bench-cg.json; 'none' = off)\n"
       "  --help                this text\n");
 }
 
@@ -469,8 +469,10 @@ int run(const Options& o) {
 #else
   meta.kv["kokkos_kernels"] = "no";
 #endif
-  if (!write_json(o.json, meta, rows, summary)) std::fprintf(stderr, "kband-bench cg: cannot write %s\n", o.json.c_str());
-  else std::printf("results: %s\n", o.json.c_str());
+  if (o.json != "none") {
+    if (write_json(o.json, meta, rows, summary)) std::printf("results: %s\n", o.json.c_str());
+    else std::fprintf(stderr, "kband-bench cg: cannot write %s\n", o.json.c_str());
+  }
   if (!ok_all) std::printf("VERIFICATION FAILED\n");
   return ok_all ? 0 : 1;
 }
