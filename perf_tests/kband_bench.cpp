@@ -38,7 +38,7 @@ const char* const kAllAlgos[] = {"thomas", "shared",      "periodic", "periodic-
 const char* const kHostDefaultAlgos[] = {"thomas", "shared",   "periodic", "periodic-shared",
                                          "naive",  "cusparse", "kk",       "householder", "hybrid"};
 const char* const kAllLayouts[] = {"contiguous", "interleaved", "grouped"};
-const char* const kAllVariants[] = {"global", "scratch", "registers", "auto"};
+const char* const kAllVariants[] = {"global", "scratch", "registers", "recompute", "auto"};
 
 struct Options {
   // Defaults sized for about a minute: one H100/H200 filled on a GPU; on a
@@ -53,7 +53,7 @@ struct Options {
   std::set<std::string> layouts{std::begin(kAllLayouts), std::end(kAllLayouts)};
   // kband's Auto resolves to Global on host backends, so the host default
   // skips it (--variants all brings it back).
-  std::set<std::string> variants = kDevice ? std::set<std::string>{"global", "scratch", "registers", "auto"}
+  std::set<std::string> variants = kDevice ? std::set<std::string>{"global", "scratch", "registers", "recompute", "auto"}
                                            : std::set<std::string>{"global", "scratch"};
   int reps = kDevice ? 10 : 5;
   int warmup = 1;
@@ -83,7 +83,8 @@ void print_help(const char* argv0) {
       "       %s SUITE [suite options]   (SUITE: penta, distd2, cg, transport; SUITE --help)\n"
       "\n"
       "Times kband's batched Thomas solvers (per-system and shared coefficients,\n"
-      "periodic and not, three layouts, Global/Scratch/Registers/Auto variants) on\n"
+      "periodic and not, three layouts, Global/Scratch/Registers/Recompute/Auto\n"
+      "variants) on\n"
       "a fixed total number of points for a range of system sizes n, next to\n"
       "STREAM-style copy (y = x) and in-place scale (x = s*x) on arrays of the same\n"
       "size, a naive x-direction Thomas on a LayoutLeft 3D field, and peers when\n"
@@ -104,10 +105,11 @@ void print_help(const char* argv0) {
       "                      baseline). Peers: cusparse (tridiagonal), kk (pttrf, and\n"
       "                      dense LU next to householder), cublas (dense getrf/getrs).\n"
       "  --layouts LIST      of: contiguous, interleaved, grouped, all (default all)\n"
-      "  --variants LIST     of: global, scratch, registers, auto, all (default all\n"
-      "                      on a GPU; global,scratch on a host, where kband's Auto\n"
-      "                      = Global and Registers serves n <= 8/16 only). gtsv and\n"
-      "                      periodic per-system rows skip registers.\n"
+      "  --variants LIST     of: global, scratch, registers, recompute, auto, all\n"
+      "                      (default all on a GPU; global,scratch on a host, where\n"
+      "                      kband's Auto = Global and Registers serves n <= 8/16\n"
+      "                      only). gtsv and periodic per-system rows skip\n"
+      "                      registers; recompute runs for shared factors only.\n"
       "  --reps R            timed repetitions per row, median reported (default %d)\n"
       "  --warmup W          untimed calls before timing (default 1)\n"
       "  --seed S            data seed\n"
@@ -649,11 +651,13 @@ class Bench {
         variants.emplace_back(v, std::string(v) == "global"      ? kband::Variant::Global
                                  : std::string(v) == "scratch"   ? kband::Variant::Scratch
                                  : std::string(v) == "registers" ? kband::Variant::Registers
+                                 : std::string(v) == "recompute" ? kband::Variant::Recompute
                                                                  : kband::Variant::Auto);
 
     // ---- non-periodic -------------------------------------------------------
     if (o_.has("thomas"))
       for (const auto& v : variants) {
+        if (v.second == kband::Variant::Recompute) continue;  // shared factors only
         kband::SolveOptions opt;
         opt.variant = v.second;
         opt.team_size = o_.team_size;
@@ -676,7 +680,7 @@ class Bench {
       Kokkos::View<T*, Mem> gws(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kband_bench::gtsv_ws"),
                                 kband::gtsv_workspace_size(x));
       for (const auto& v : variants) {
-        if (v.second == kband::Variant::Registers) continue;  // thomas only
+        if (v.second == kband::Variant::Registers || v.second == kband::Variant::Recompute) continue;  // thomas only
         kband::SolveOptions opt;
         opt.variant = v.second;
         kband_row_ex("gtsv", v.first, 5, false, g, [&] { kband::gtsv(exec_, a, b, c, d, x, info, opt, gws); },
@@ -714,7 +718,8 @@ class Bench {
     if (o_.has("periodic")) {
       Kokkos::parallel_for("kband_bench::corners", Policy(exec_, 0, nsys), SetCorners<T, Ops>{a, b, c, gp, n});
       for (const auto& v : variants) {
-        if (v.second == kband::Variant::Registers) continue;  // non-periodic only
+        if (v.second == kband::Variant::Registers || v.second == kband::Variant::Recompute)
+          continue;  // non-periodic per-system / shared factors only
         kband::SolveOptions opt;
         opt.variant = v.second;
         kband_row("periodic", v.first, 5, false, gp,

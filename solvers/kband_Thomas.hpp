@@ -31,7 +31,8 @@ namespace kband {
 /// Where the forward-pass intermediates live. Auto picks per backend, layout
 /// and size: on GPUs (kband::thomas) Registers for interleaved and grouped
 /// batches of n <= 32 M rows and for contiguous per-system batches, else
-/// Scratch or Global; on hosts Global.
+/// Recompute (shared factors, interleaved and grouped batches), Scratch or
+/// Global; on hosts Global.
 ///  * Global: in the output and a workspace (any size, any backend);
 ///  * Scratch: in team scratch memory, a thread per system;
 ///  * Registers: in registers, a team of threads per system, each holding a
@@ -40,13 +41,21 @@ namespace kband {
 ///    per-system, and shared factors); it needs teams of ceil(n / M) threads
 ///    (M = 8 rows per thread with per-system coefficients, 16 with a shared
 ///    factor), so host backends serve it for n <= M only.
-enum class Variant { Auto, Global, Scratch, Registers };
+///  * Recompute: shared factors only (kband::thomas with a TridiagonalFactor).
+///    No intermediate row is stored: the forward pass runs twice, the first
+///    time keeping y at the first row of every block of 16 rows (in x), the
+///    second time a block at a time, from the last one down, into the
+///    backward pass. A solve reads d twice and writes x once, where Global
+///    reads d once and moves x three times. Auto uses it on GPUs for
+///    interleaved and grouped batches that Registers does not serve.
+enum class Variant { Auto, Global, Scratch, Registers, Recompute };
 
 inline const char* variant_name(Variant v) {
   switch (v) {
     case Variant::Global: return "global";
     case Variant::Scratch: return "scratch";
     case Variant::Registers: return "registers";
+    case Variant::Recompute: return "recompute";
     default: return "auto";
   }
 }
@@ -87,6 +96,11 @@ struct thomas_lanes {
 #ifndef KBAND_UNROLL_FOUR_STREAMS
 #define KBAND_UNROLL_FOUR_STREAMS 8
 #endif
+/// Rows per block of the Recompute variant (one checkpoint per block; a
+/// block's rows are held while pass 2 runs through them).
+#ifndef KBAND_RECOMPUTE_ROWS
+#define KBAND_RECOMPUTE_ROWS 16
+#endif
 template <class Exec, class BX, int Streams = 4>
 struct thomas_unroll {
   static constexpr int value =
@@ -109,6 +123,9 @@ ThomasGeometry thomas_geometry(const char* fn, int nsys, int n, int lanes, int n
   require(v != Variant::Registers,
           concat(fn, ": Variant::Registers is offered by kband::thomas (non-periodic per-system "
                      "coefficients, and shared factors) only"));
+  require(v != Variant::Recompute,
+          concat(fn, ": Variant::Recompute is offered by kband::thomas with a shared factor "
+                     "(TridiagonalFactor) only"));
   if (v == Variant::Auto) {
     // On GPUs Scratch pays while a team of 32 keeps its rows on chip with room
     // for several teams per multiprocessor. On the contiguous layout it pays
@@ -369,13 +386,29 @@ void thomas(const Exec& exec, const TridiagonalFactor<T, Mem>& factor, const BD&
   }
   constexpr int W = impl::thomas_lanes<Exec, BX, 1>::value;
   constexpr int U = impl::thomas_unroll<Exec, BX, 1>::value;
-  const impl::ThomasGeometry g = impl::thomas_geometry<Exec, T>(fn, nsys, n, W, 1, opt, tx::layout == Layout::Contiguous);
   using Base = impl::ThomasBase<Exec, BX, T, W>;
+  const auto& fd = factor.data();
+  // Recompute: asked for, or Auto on GPUs for interleaved and grouped
+  // batches (Registers above serves n <= 512 there; beyond, Recompute moves
+  // 3 arrays where Global moves 4)
+  if (opt.variant == Variant::Recompute ||
+      (opt.variant == Variant::Auto && impl::is_device_exec<Exec>::value && tx::layout != Layout::Contiguous)) {
+    SolveOptions og = opt;
+    og.variant = Variant::Global;
+    const impl::ThomasGeometry g = impl::thomas_geometry<Exec, T>(fn, nsys, n, W, 1, og, false);
+    const Base base{nsys, n, false, 0, {}, std::numeric_limits<T>::quiet_NaN()};
+    constexpr int RB = KBAND_RECOMPUTE_ROWS;
+    if (factor.periodic())
+      impl::launch_thomas(fn, exec, g, impl::ThomasSharedRecompute<Exec, T, Mem, BD, BX, Info, W, RB, true>(base, fd, d, x, info));
+    else
+      impl::launch_thomas(fn, exec, g, impl::ThomasSharedRecompute<Exec, T, Mem, BD, BX, Info, W, RB, false>(base, fd, d, x, info));
+    return;
+  }
+  const impl::ThomasGeometry g = impl::thomas_geometry<Exec, T>(fn, nsys, n, W, 1, opt, tx::layout == Layout::Contiguous);
   Base base{nsys, n, g.scratch, g.scratch_level, {}, std::numeric_limits<T>::quiet_NaN()};
   // the intermediate's home (scratch or x) is a template parameter: the
   // kernel then computes one address per row, not two
   using impl::ThomasShared;
-  const auto& fd = factor.data();
   if (factor.periodic() && g.scratch)
     impl::launch_thomas(fn, exec, g, ThomasShared<Exec, T, Mem, BD, BX, Info, W, U, true, true>(base, fd, d, x, info));
   else if (factor.periodic())

@@ -91,6 +91,30 @@ TYPED_TEST(ThomasAccuracy, RegistersChunkBoundaries) {
   if (kband::impl::is_device_exec<Exec>::value) EXPECT_EQ(stats().register_refusals, refused);
 }
 
+// The Recompute variant (shared factors) at block boundaries (16 rows): one
+// row past and short of whole blocks, a last block of one row; in place too
+// (pass 1 keeps y in x, where d is when x is d). Every backend serves it.
+TYPED_TEST(ThomasAccuracy, RecomputeBlockBoundaries) {
+  using T = typename TypeParam::value_type;
+  using L = typename TypeParam::layout;
+  constexpr int B = KBAND_RECOMPUTE_ROWS;
+  const long before = stats().solves;
+  long expected = 0;
+  for (Solver solver : {Solver::Shared, Solver::SharedPeriodic})
+    for (int n : {1, 2, 3, B - 1, B, B + 1, 2 * B - 1, 2 * B, 2 * B + 1, 5 * B + 3, 700}) {
+      if (n < min_n(solver)) continue;
+      for (int nsys : {1, L::sz + 1, 70})
+        for (Family fam : {Family::Dominant, Family::General}) {
+          Problem<T, L> p(get_case<T>(solver, fam, n, nsys));
+          for (bool inplace : {false, true}) {
+            p.solve_and_check(kband::Variant::Recompute, inplace);
+            ++expected;
+          }
+        }
+    }
+  EXPECT_EQ(stats().solves - before, expected);
+}
+
 // x is the same batch as d.
 TYPED_TEST(ThomasAccuracy, InPlace) {
   using T = typename TypeParam::value_type;

@@ -25,14 +25,6 @@
 
 #include "kband_Thomas_impl.hpp"
 
-// Full unrolling of the fixed-length row loops keeps a thread's rows in
-// registers (device compilers); host compilers need no hint.
-#if defined(__CUDACC__) || defined(__HIPCC__)
-#define KBAND_UNROLL _Pragma("unroll")
-#else
-#define KBAND_UNROLL
-#endif
-
 namespace kband {
 namespace impl {
 

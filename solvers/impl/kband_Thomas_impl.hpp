@@ -13,6 +13,14 @@
 
 #include "kband_Layouts.hpp"
 
+// Full unrolling of the fixed-length row loops keeps a thread's rows in
+// registers (device compilers); host compilers need no hint.
+#if defined(__CUDACC__) || defined(__HIPCC__)
+#define KBAND_UNROLL _Pragma("unroll")
+#else
+#define KBAND_UNROLL
+#endif
+
 namespace kband {
 namespace impl {
 
@@ -318,6 +326,33 @@ struct FactorData {
   bool periodic = false;
 };
 
+/// Rows of a thread's lanes, by pointer: lane l, row j at p[j * rs + l * ls].
+template <class T>
+struct SharedRows {
+  const T* d;
+  T* x;
+  size_t drs, xrs, dls, xls;
+};
+template <class T, class BD, class BX>
+KOKKOS_INLINE_FUNCTION SharedRows<T> shared_rows(const BD& d, const BX& x, int s0) {
+  return {&d(s0, 0), &x(s0, 0), batch_traits<BD>::row_stride(d), batch_traits<BX>::row_stride(x),
+          batch_traits<BD>::lane_stride(d), batch_traits<BX>::lane_stride(x)};
+}
+
+/// A failed factor: every lane's x is NaN and its info the factor's. Returns
+/// whether it failed (the same for every thread).
+template <class T, class Mem, class BX, class Info>
+KOKKOS_INLINE_FUNCTION bool factor_failed(const FactorData<T, Mem>& f, const BX& x, const Info& info, int s0,
+                                          int nlc, int n, T nan) {
+  const int finfo = f.info();
+  if (finfo == 0) return false;
+  for (int l = 0; l < nlc; ++l) {
+    info(s0 + l) = finfo;
+    for (int j = 0; j < n; ++j) x(s0 + l, j) = nan;
+  }
+  return true;
+}
+
 template <class Exec, class T, class Mem, class BD, class BX, class Info, int W, int U,
           bool Periodic, bool Scratch>
 struct ThomasShared : ThomasBase<Exec, BX, T, W> {
@@ -333,27 +368,14 @@ struct ThomasShared : ThomasBase<Exec, BX, T, W> {
 
   KOKKOS_FUNCTION void operator()(const member_type& m) const { this->by_lanes(*this, m); }
 
-  /// Rows of the thread's lanes, by pointer: lane l, row j at p[j * rs + l * ls].
-  struct Rows {
-    const T* d;
-    T* x;
-    size_t drs, xrs, dls, xls;
-  };
+  using Rows = SharedRows<T>;
 
   template <int NL>
   KOKKOS_INLINE_FUNCTION void solve(const member_type& m, const int s0, const int nl) const {
     const int nlc = NL > 0 ? NL : nl;
     const int n = this->n;
-    const int finfo = f.info();
-    if (finfo != 0) {
-      for (int l = 0; l < nlc; ++l) {
-        info(s0 + l) = finfo;
-        for (int j = 0; j < n; ++j) x(s0 + l, j) = this->nan;
-      }
-      return;
-    }
-    const Rows r{&d(s0, 0), &x(s0, 0), batch_traits<BD>::row_stride(d), batch_traits<BX>::row_stride(x),
-                 batch_traits<BD>::lane_stride(d), batch_traits<BX>::lane_stride(x)};
+    if (factor_failed(f, x, info, s0, nlc, n, this->nan)) return;
+    const Rows r = shared_rows<T>(d, x, s0);
     const LaneStore<T> st = this->store(m, s0, 1);
     T yprev[W], dot[W];
     {
@@ -422,6 +444,132 @@ struct ThomasShared : ThomasBase<Exec, BX, T, W> {
       for (int l = 0; l < nlc; ++l) {
         yprev[l] = yv[u][l] - cv[u] * yprev[l];
         r.x[(jb - u) * r.xrs + l * r.xls] = Periodic ? yprev[l] - fact[l] * zv[u] : yprev[l];
+      }
+  }
+};
+
+// ---------------------------------------------------------------------------
+// Shared coefficients, Recompute variant: the forward pass runs twice and no
+// intermediate row is stored. Pass 1 streams d once and keeps y only at the
+// first row of each block of B rows, in x itself (x(s, kB) = y_kB); pass 2
+// walks the blocks from the last one down: it reads a block's checkpoint and
+// the rest of its d, recomputes the block's y in registers (the same
+// arithmetic, so the same values) and runs the backward pass into x. A solve
+// thus reads d twice and writes x once (plus 2/B of a row for the
+// checkpoints), against once and three times for Global. In-place solves
+// (x == d) work: pass 2 never needs d at a block's first row.
+// ---------------------------------------------------------------------------
+/// 1: pass 2 loads a block's c' before it stores x (more registers, no
+/// waits on the cache inside the backward recurrence); 0: as it goes.
+#ifndef KBAND_RECOMPUTE_PRELOAD
+#define KBAND_RECOMPUTE_PRELOAD 1
+#endif
+template <class Exec, class T, class Mem, class BD, class BX, class Info, int W, int B, bool Periodic>
+struct ThomasSharedRecompute : ThomasBase<Exec, BX, T, W> {
+  using Base = ThomasBase<Exec, BX, T, W>;
+  using typename Base::member_type;
+  using Rows = SharedRows<T>;
+  FactorData<T, Mem> f;
+  BD d;
+  BX x;
+  Info info;
+
+  ThomasSharedRecompute(const Base& base, const FactorData<T, Mem>& f_, BD d_, BX x_, Info info_)
+      : Base(base), f(f_), d(d_), x(x_), info(info_) {}
+
+  KOKKOS_FUNCTION void operator()(const member_type& m) const { this->by_lanes(*this, m); }
+
+  template <int NL>
+  KOKKOS_INLINE_FUNCTION void solve(const member_type&, const int s0, const int nl) const {
+    const int nlc = NL > 0 ? NL : nl;
+    const int n = this->n;
+    if (factor_failed(f, x, info, s0, nlc, n, this->nan)) return;
+    const Rows r = shared_rows<T>(d, x, s0);
+    const int nb = (n + B - 1) / B;
+    T yprev[W], dot[W];
+    for (int l = 0; l < nlc; ++l) {
+      yprev[l] = T(0);  // y_{-1}: f.a(0) = 0 makes row 0 y_0 = d_0 w_0
+      dot[l] = T(0);
+    }
+    for (int k = 0; k < nb; ++k) forward(r, k * B, nlc, yprev, dot);
+    T fact[W], xnext[W];
+    for (int l = 0; l < nlc; ++l) {
+      fact[l] = Periodic ? (dot[l] + f.scal(0) * yprev[l]) * f.scal(1) : T(0);
+      xnext[l] = T(0);  // x_n: f.cp(n-1) = 0
+    }
+    for (int k = nb - 1; k >= 0; --k) backward(r, k * B, nlc, xnext, fact);
+    for (int l = 0; l < nlc; ++l) info(s0 + l) = 0;
+  }
+
+  KOKKOS_INLINE_FUNCTION int rows(int jb) const { return this->n - jb < B ? this->n - jb : B; }
+
+  /// Pass 1 over the block at row jb: y through the block, y_jb into x(jb).
+  KOKKOS_INLINE_FUNCTION void forward(const Rows& r, int jb, int nlc, T (&yprev)[W], T (&dot)[W]) const {
+    const int nr = rows(jb);
+    T dv[B][W];
+    const T* dp = r.d + jb * r.drs;
+KBAND_UNROLL
+    for (int u = 0; u < B; ++u)
+      if (u < nr)
+        for (int l = 0; l < nlc; ++l) dv[u][l] = dp[u * r.drs + l * r.dls];
+    T y0[W];
+KBAND_UNROLL
+    for (int u = 0; u < B; ++u)
+      if (u < nr) {
+        const T a = f.a(jb + u), w = f.w(jb + u), g = Periodic ? f.g(jb + u) : T(0);
+        for (int l = 0; l < nlc; ++l) {
+          yprev[l] = (dv[u][l] - a * yprev[l]) * w;
+          if (Periodic) dot[l] += g * dv[u][l];
+          if (u == 0) y0[l] = yprev[l];
+        }
+      }
+    // the checkpoint, stored once the block's d is read (x may be d)
+    T* xp = r.x + jb * r.xrs;
+    for (int l = 0; l < nlc; ++l) xp[l * r.xls] = y0[l];
+  }
+
+  /// Pass 2 over the block at row jb: its y again, then x from the bottom up.
+  KOKKOS_INLINE_FUNCTION void backward(const Rows& r, int jb, int nlc, T (&xnext)[W], const T (&fact)[W]) const {
+    const int nr = rows(jb);
+    T yv[B][W];
+    const T* dp = r.d + jb * r.drs;
+    const T* xp = r.x + jb * r.xrs;
+    // the block's right-hand sides (its first row: the checkpoint) in flight
+    // together; the factor's rows, the same for every thread, come from cache
+    // as the recurrences need them (holding them too would double the registers)
+KBAND_UNROLL
+    for (int u = 0; u < B; ++u)
+      if (u < nr)
+        for (int l = 0; l < nlc; ++l) yv[u][l] = u == 0 ? xp[l * r.xls] : dp[u * r.drs + l * r.dls];
+KBAND_UNROLL
+    for (int u = 1; u < B; ++u)
+      if (u < nr) {
+        const T a = f.a(jb + u), w = f.w(jb + u);
+        for (int l = 0; l < nlc; ++l) yv[u][l] = (yv[u][l] - a * yv[u - 1][l]) * w;
+      }
+#if KBAND_RECOMPUTE_PRELOAD
+    // c' (and z) before the first store of x, which the compiler cannot
+    // move loads across
+    T cv[B], zv[B];
+KBAND_UNROLL
+    for (int u = 0; u < B; ++u)
+      if (u < nr) {
+        cv[u] = f.cp(jb + u);
+        zv[u] = Periodic ? f.z(jb + u) : T(0);
+      }
+#endif
+KBAND_UNROLL
+    for (int u = B - 1; u >= 0; --u)
+      if (u < nr) {
+#if KBAND_RECOMPUTE_PRELOAD
+        const T cp = cv[u], z = zv[u];
+#else
+        const T cp = f.cp(jb + u), z = Periodic ? f.z(jb + u) : T(0);
+#endif
+        for (int l = 0; l < nlc; ++l) {
+          xnext[l] = yv[u][l] - cp * xnext[l];
+          r.x[(jb + u) * r.xrs + l * r.xls] = Periodic ? xnext[l] - fact[l] * z : xnext[l];
+        }
       }
   }
 };
