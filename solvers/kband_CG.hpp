@@ -15,6 +15,12 @@
 // NonFinite (b, x0 or A give a non-finite r_0: nothing is iterated, x is
 // unchanged; or a NaN/Inf appeared later). Never a silent NaN.
 //
+// Dense matrices: kband reads about half of A, the upper triangle in tiles
+// of 128 x 128 (the diagonal tiles whole), as BLAS symv does: A must be
+// symmetric, which CG requires anyway. A LayoutLeft matrix is read as its
+// transpose. One more kernel per iteration adds the tiles' partial products
+// (a deterministic sum, no atomics).
+//
 // Speed: two kernels per iteration on a CDS matrix (fused direction + SpMV +
 // p.Ap + the deferred x update; fused residual update + r.r), no host
 // synchronisation inside the iteration: the host reads the residual history

@@ -280,81 +280,170 @@ struct CGHaloApply {
   }
 };
 
-/// K1 on a dense matrix (one rank), fused like CGFusedApply: q = A p_new
-/// with p_new = z + beta p_old formed on the fly at every column (from
-/// cache), p_new and the x update of the previous iteration written for the
-/// team's own rows, p.Ap. A team holds R rows, each split into S column
-/// parts; one thread per part, its vector lanes over the part's columns (a
-/// warp per part on GPUs: coalesced row reads and a shuffle reduction). S > 1
-/// keeps the device's warp slots filled when there are few rows; the parts
-/// meet in team scratch. Team size R * S.
-template <class Exec, class VA, class T, class Mem, int Prec, int Lanes>
-struct CGDenseApply {
+/// K1 on a dense matrix (one rank), reading the upper triangle only (A is
+/// symmetric, as CG requires; BLAS symv does the same): half the matrix's
+/// bytes. The matrix is cut into square tiles of TB x TB; a team takes one
+/// tile (I, J), I <= J, and finds both its row sums A_IJ p_J (for the rows of
+/// block I) and, off the diagonal, its column sums A_IJ^T p_I (for the rows
+/// of block J), with p_new = z + beta p_old formed on the fly. Each is written
+/// once into a slot of the partial-sum array part(x, i), x = the other
+/// block: every (x, i) has exactly one writer per iteration, so q = the sum
+/// over x (CGDenseAssemble) is deterministic. p.Ap is summed tile by tile
+/// (p_I.A_IJ p_J + p_J.A_IJ^T p_I). The diagonal tiles write p_new and the
+/// x update of the previous iteration for their rows.
+///
+/// Inside a team, thread w takes rows w, w + T, ... of the tile; its vector
+/// lane l takes columns l, l + V, ... (V = Lanes, compile-time: 32 on GPUs,
+/// so a row's loads are coalesced; 1 on CPUs, where the column loops
+/// vectorise). A lane keeps its columns' p and column sums in registers and
+/// leaves its share of each row sum in team scratch; the shares are added
+/// after one barrier. A LayoutLeft matrix is read as its transpose (the same
+/// matrix), so that lanes always run along memory.
+template <int TB>
+struct DenseTiles {
+  int n = 0, nt = 0;  // rows, tiles per side
+  KOKKOS_INLINE_FUNCTION int count() const { return nt * (nt + 1) / 2; }
+  /// Tile (I, J), I <= J, of league rank r (row I holds nt - I tiles).
+  KOKKOS_INLINE_FUNCTION void tile(const int r, int& I, int& J) const {
+    int i = 0, left = r;
+    while (left >= nt - i) {
+      left -= nt - i;
+      ++i;
+    }
+    I = i;
+    J = i + left;
+  }
+};
+
+template <class Exec, class VA, class T, class Mem, int Prec, int Lanes, int TB>
+struct CGDenseSymApply {
   CGStep<T, Mem, Prec> s;
   VA A;
-  Kokkos::View<T*, Mem> q;
-  int R, S, V_;  // V_: vector lanes per thread (the policy's vector length)
+  Kokkos::View<T**, Kokkos::LayoutRight, Mem> part;  // (nt, n)
+  DenseTiles<TB> tiles;
+  static constexpr int C = TB / Lanes;  // columns per lane
+  static constexpr bool kLeft = std::is_same<typename VA::array_layout, Kokkos::LayoutLeft>::value;
   using member = typename Kokkos::TeamPolicy<Exec>::member_type;
+
+  KOKKOS_INLINE_FUNCTION T at(const int i, const int j) const { return kLeft ? A(j, i) : A(i, j); }
+  /// Team scratch: row shares (TB x Lanes), column sums (threads x TB).
+  static size_t scratch_bytes(const int threads) { return (static_cast<size_t>(TB) * Lanes + threads * TB) * sizeof(T); }
+
   KOKKOS_INLINE_FUNCTION void operator()(const member& t, T& pap) const {
-    const int n = static_cast<int>(A.extent(0)), ncol = static_cast<int>(A.extent(1));
-    const int i0 = t.league_rank() * R;
-    const int rows = n - i0 < R ? n - i0 : R;
+    int I, J;
+    tiles.tile(t.league_rank(), I, J);
+    const int n = tiles.n, i0 = I * TB, j0 = J * TB;
+    const int nr = n - i0 < TB ? n - i0 : TB, nc = n - j0 < TB ? n - j0 : TB;
+    const bool diag = I == J;
     const T a = s.x_alpha();
     if (!s.st.go()) {
-      Kokkos::parallel_for(Kokkos::TeamThreadRange(t, rows), [&](const int rr) {
-        Kokkos::single(Kokkos::PerThread(t), [&]() {
-          if (a != T(0)) s.x(i0 + rr) += a * s.pold(i0 + rr + s.h);
+      if (diag)
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(t, nr), [&](const int rr) {
+          Kokkos::single(Kokkos::PerThread(t), [&]() {
+            if (a != T(0)) s.x(i0 + rr) += a * s.pold(i0 + rr + s.h);
+          });
         });
-      });
       return;
     }
     const CGDir<T, Mem, Prec> d = s.dir();
-    T* part = static_cast<T*>(t.team_shmem().get_shmem(R * S * sizeof(T)));
-    const int w = (ncol + S - 1) / S;  // columns per part
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(t, rows * S), [&](const int k) {
-      const int i = i0 + k / S, j0 = (k % S) * w;
-      const int len = ncol - j0 < w ? ncol - j0 : w;
-      T sum = 0;
-      // lane l takes columns l, l + V, ... with four independent sums, so
-      // that each lane keeps four loads of the row in flight (CPUs: V = 1
-      // known at compile time, so the four sums form one vector)
-      const int V = Lanes > 0 ? Lanes : V_;
-      Kokkos::parallel_reduce(
-          Kokkos::ThreadVectorRange(t, V),
-          [&](const int l, T& acc) {
-            T s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-            int jj = l;
-            for (; jj + 3 * V < len; jj += 4 * V) {
-              const int j = j0 + jj;
-              s0 += A(i, j) * d(j);
-              s1 += A(i, j + V) * d(j + V);
-              s2 += A(i, j + 2 * V) * d(j + 2 * V);
-              s3 += A(i, j + 3 * V) * d(j + 3 * V);
+    const int nth = t.team_size();
+    T* rowpart = static_cast<T*>(t.team_shmem().get_shmem(static_cast<size_t>(TB) * Lanes * sizeof(T)));
+    T* colpart = static_cast<T*>(t.team_shmem().get_shmem(static_cast<size_t>(nth) * TB * sizeof(T)));
+    const int w = t.team_rank();
+    Kokkos::parallel_for(Kokkos::ThreadVectorRange(t, Lanes), [&](const int l) {
+      // lane l: columns l + c * Lanes, c < cn (one lane: c < nc, a plain
+      // loop the compiler vectorises; a warp: C = 4, guarded and unrolled)
+      const int cn = Lanes == 1 ? nc : C;
+      auto live = [&](const int c) { return Lanes == 1 || l + c * Lanes < nc; };
+      T pj[C], cs[C];
+KBAND_UNROLL
+      for (int c = 0; c < cn; ++c) {
+        pj[c] = live(c) ? d(j0 + l + c * Lanes) : T(0);
+        cs[c] = T(0);
+      }
+      // four rows at a time: 4 cn loads of the matrix in flight per lane
+      int rr = w;
+      for (; rr + 3 * nth < nr; rr += 4 * nth) {
+        T pi[4], rs[4];
+KBAND_UNROLL
+        for (int u = 0; u < 4; ++u) {
+          pi[u] = d(i0 + rr + u * nth);
+          rs[u] = T(0);
+        }
+KBAND_UNROLL
+        for (int c = 0; c < cn; ++c)
+          if (live(c)) {
+            const int j = j0 + l + c * Lanes;
+            T av[4];
+KBAND_UNROLL
+            for (int u = 0; u < 4; ++u) av[u] = at(i0 + rr + u * nth, j);
+KBAND_UNROLL
+            for (int u = 0; u < 4; ++u) {
+              rs[u] += av[u] * pj[c];
+              cs[c] += av[u] * pi[u];
             }
-            for (; jj < len; jj += V) s0 += A(i, j0 + jj) * d(j0 + jj);
-            acc += (s0 + s1) + (s2 + s3);
-          },
-          sum);
-      Kokkos::single(Kokkos::PerThread(t), [&]() { part[k] = sum; });
+          }
+KBAND_UNROLL
+        for (int u = 0; u < 4; ++u) rowpart[(rr + u * nth) * Lanes + l] = rs[u];
+      }
+      for (; rr < nr; rr += nth) {
+        const T pi = d(i0 + rr);
+        T rs = 0;
+KBAND_UNROLL
+        for (int c = 0; c < cn; ++c)
+          if (live(c)) {
+            const T av = at(i0 + rr, j0 + l + c * Lanes);
+            rs += av * pj[c];
+            cs[c] += av * pi;
+          }
+        rowpart[rr * Lanes + l] = rs;
+      }
+KBAND_UNROLL
+      for (int c = 0; c < cn; ++c) colpart[w * TB + l + c * Lanes] = cs[c];
     });
     t.team_barrier();
-    T team_pap = 0;
+    // row sums (rows of block I, slot J) and, off the diagonal, column sums
+    // (rows of block J, slot I); p.Ap of the tile
+    T tile_pap = 0;
     Kokkos::parallel_reduce(
-        Kokkos::TeamThreadRange(t, rows),
-        [&](const int rr, T& acc) {
-          const int i = i0 + rr;
-          T qi = 0;
-          for (int h = 0; h < S; ++h) qi += part[rr * S + h];
+        Kokkos::TeamThreadRange(t, diag ? nr : nr + nc),
+        [&](const int k, T& acc) {
+          const bool is_row = k < nr;
+          const int kk = is_row ? k : k - nr;
+          T v = 0;
+          if (is_row)
+            Kokkos::parallel_reduce(
+                Kokkos::ThreadVectorRange(t, Lanes), [&](const int l, T& x) { x += rowpart[kk * Lanes + l]; }, v);
+          else
+            Kokkos::parallel_reduce(
+                Kokkos::ThreadVectorRange(t, nth), [&](const int h, T& x) { x += colpart[h * TB + kk]; }, v);
+          const int i = is_row ? i0 + kk : j0 + kk;
           const T pi = d(i);
           Kokkos::single(Kokkos::PerThread(t), [&]() {
-            q(i) = qi;
-            s.pnew(i + s.h) = pi;
-            if (a != T(0)) s.x(i) += a * s.pold(i + s.h);
+            part(is_row ? J : I, i) = v;
+            if (diag) {
+              s.pnew(i + s.h) = pi;
+              if (a != T(0)) s.x(i) += a * s.pold(i + s.h);
+            }
           });
-          acc += pi * qi;
+          acc += pi * v;
         },
-        team_pap);
-    Kokkos::single(Kokkos::PerTeam(t), [&]() { pap += team_pap; });
+        tile_pap);
+    Kokkos::single(Kokkos::PerTeam(t), [&]() { pap += tile_pap; });
+  }
+};
+
+/// q(i) = sum over x of part(x, i), in a fixed order (after CGDenseSymApply).
+template <class T, class Mem>
+struct CGDenseAssemble {
+  CGState<T, Mem> st;
+  Kokkos::View<const T**, Kokkos::LayoutRight, Mem> part;
+  Kokkos::View<T*, Mem> q;
+  KOKKOS_INLINE_FUNCTION void operator()(const int i) const {
+    if (!st.go()) return;
+    T v = 0;
+    for (int x = 0, nt = static_cast<int>(part.extent(0)); x < nt; ++x) v += part(x, i);
+    q(i) = v;
   }
 };
 
@@ -844,11 +933,24 @@ struct CDSOperator : LocalOperator<Exec, T, Mem, CDSMatrix<T, Mem>> {
   }
 };
 
-/// Single-rank dense operator: one fused kernel (CGDenseApply) per iteration's first half.
+/// Single-rank dense operator: K1 in two kernels, the tiles of the upper
+/// triangle (CGDenseSymApply) and the sum of their partial products
+/// (CGDenseAssemble).
 template <class Exec, class T, class Mem, class VA>
 struct DenseOperator : LocalOperator<Exec, T, Mem, VA> {
   using Base = LocalOperator<Exec, T, Mem, VA>;
-  explicit DenseOperator(const VA& M) : Base{M, static_cast<int>(M.extent(0))} {}
+  // tile side; lanes per thread (GPUs: a warp, 4 columns each; CPUs: one
+  // thread, the tile's columns in a vectorised loop)
+  static constexpr int kTile = 128;
+  static constexpr int kLanes = is_device_exec<Exec>::value ? 32 : 1;
+  static constexpr int kThreads = is_device_exec<Exec>::value ? 8 : 1;
+  Kokkos::View<T**, Kokkos::LayoutRight, Mem> part;  // (tiles per side, n)
+
+  explicit DenseOperator(const VA& M) : Base{M, static_cast<int>(M.extent(0))} {
+    const int n = this->rows;
+    part = Kokkos::View<T**, Kokkos::LayoutRight, Mem>(
+        Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("kband::cg::dense_part")), (n + kTile - 1) / kTile, n);
+  }
   void diagonal(const Exec& exec, const Kokkos::View<T*, Mem>& out) const {
     Kokkos::parallel_for("kband::cg::diagonal", impl::Range<Exec>(exec, 0, this->rows),
                          DenseDiagonal<VA, T, Mem>{this->A, out});
@@ -857,25 +959,15 @@ struct DenseOperator : LocalOperator<Exec, T, Mem, VA> {
   void step(const Exec& exec, const Step& s, const Kokkos::View<T*, Mem>& q, const Slot& pap) const {
     constexpr int P = Step::prec;
     const int n = this->rows;
-    // GPUs: 8 warps per team; S column parts per row, enough to give every
-    // warp slot of the device a part (S <= 8, a power of two); CPUs: 1 x 1.
-    const bool dev = is_device_exec<Exec>::value;
-    // Parts keep >= 512 columns (16 per lane): below that an iteration is
-    // latency-bound and more parts only add to its fixed cost.
-    int S = 1;
-    if (dev) {
-      const long long warps = static_cast<long long>(exec.concurrency()) / 32;
-      const int ncol = static_cast<int>(this->A.extent(1));
-      while (S < 8 && static_cast<long long>(n) * S * 2 <= warps && ncol / (S * 2) >= 512) S *= 2;
-    }
-    const int R = dev ? 8 / S : 1;
-    const int V = dev ? 32 : 1;
-    // up to 64 registers (4 teams per multiprocessor): the four sums per
-    // lane spill at 32 (H200, n = 4096: 66.9 us per iteration, against 65.7
-    // with one sum per lane at 32 registers; n = 1024: 18.1 against 20.6)
-    impl::Team<Exec, Kokkos::LaunchBounds<256, 4>> policy(exec, (n + R - 1) / R, R * S, V);
-    Kokkos::parallel_reduce("kband::cg::apply(dense)", policy.set_scratch_size(0, Kokkos::PerTeam(R * S * sizeof(T))),
-                            CGDenseApply<Exec, VA, T, Mem, P, is_device_exec<Exec>::value ? 0 : 1>{s, this->A, q, R, S, V}, pap);
+    using K = CGDenseSymApply<Exec, VA, T, Mem, P, kLanes, kTile>;
+    DenseTiles<kTile> tiles{n, (n + kTile - 1) / kTile};
+    // up to 64 registers (4 teams of 256 threads per multiprocessor)
+    impl::Team<Exec, Kokkos::LaunchBounds<256, 4>> policy(exec, tiles.count(), kThreads, kLanes);
+    Kokkos::parallel_reduce("kband::cg::apply(dense)",
+                            policy.set_scratch_size(0, Kokkos::PerTeam(K::scratch_bytes(kThreads))),
+                            K{s, this->A, part, tiles}, pap);
+    Kokkos::parallel_for("kband::cg::assemble(dense)", CGPolicy<Exec>(exec, 0, n),
+                         CGDenseAssemble<T, Mem>{s.st, part, q});
   }
 };
 
