@@ -322,12 +322,21 @@ struct CGDenseSymApply {
   Kokkos::View<T**, Kokkos::LayoutRight, Mem> part;  // (nt, n)
   DenseTiles<TB> tiles;
   static constexpr int C = TB / Lanes;  // columns per lane
+#ifndef KBAND_CG_DENSE_ROWS
+#define KBAND_CG_DENSE_ROWS 4
+#endif
+  static constexpr int RU = KBAND_CG_DENSE_ROWS;  // rows per step of a thread
   static constexpr bool kLeft = std::is_same<typename VA::array_layout, Kokkos::LayoutLeft>::value;
   using member = typename Kokkos::TeamPolicy<Exec>::member_type;
 
   KOKKOS_INLINE_FUNCTION T at(const int i, const int j) const { return kLeft ? A(j, i) : A(i, j); }
-  /// Team scratch: row shares (TB x Lanes), column sums (threads x TB).
-  static size_t scratch_bytes(const int threads) { return (static_cast<size_t>(TB) * Lanes + threads * TB) * sizeof(T); }
+  // team scratch: each lane's share of each row sum (rows of TB + 1 slots,
+  // so that phase 2's reads are free of bank conflicts), each thread's
+  // column sums, each lane's share of p.Ap
+  static constexpr int kRowStride = Lanes + 1;
+  static size_t scratch_bytes(const int threads) {
+    return (static_cast<size_t>(TB) * kRowStride + threads * TB + threads * Lanes) * sizeof(T);
+  }
 
   KOKKOS_INLINE_FUNCTION void operator()(const member& t, T& pap) const {
     int I, J;
@@ -336,37 +345,41 @@ struct CGDenseSymApply {
     const int nr = n - i0 < TB ? n - i0 : TB, nc = n - j0 < TB ? n - j0 : TB;
     const bool diag = I == J;
     const T a = s.x_alpha();
-    if (!s.st.go()) {
-      if (diag)
-        Kokkos::parallel_for(Kokkos::TeamThreadRange(t, nr), [&](const int rr) {
-          Kokkos::single(Kokkos::PerThread(t), [&]() {
-            if (a != T(0)) s.x(i0 + rr) += a * s.pold(i0 + rr + s.h);
-          });
-        });
-      return;
-    }
+    const int nth = t.team_size(), w = t.team_rank();
+    const bool go = s.st.go();
     const CGDir<T, Mem, Prec> d = s.dir();
-    const int nth = t.team_size();
-    T* rowpart = static_cast<T*>(t.team_shmem().get_shmem(static_cast<size_t>(TB) * Lanes * sizeof(T)));
+    T* rowpart = static_cast<T*>(t.team_shmem().get_shmem(static_cast<size_t>(TB) * kRowStride * sizeof(T)));
     T* colpart = static_cast<T*>(t.team_shmem().get_shmem(static_cast<size_t>(nth) * TB * sizeof(T)));
-    const int w = t.team_rank();
+    T* lanepap = static_cast<T*>(t.team_shmem().get_shmem(static_cast<size_t>(nth) * Lanes * sizeof(T)));
+    // phase 1: lane l of thread w, columns l + c * Lanes (c < cn; one lane:
+    // c < nc, a plain loop the compiler vectorises; a warp: C = 4, guarded
+    // and unrolled), rows w, w + nth, ...
     Kokkos::parallel_for(Kokkos::ThreadVectorRange(t, Lanes), [&](const int l) {
-      // lane l: columns l + c * Lanes, c < cn (one lane: c < nc, a plain
-      // loop the compiler vectorises; a warp: C = 4, guarded and unrolled)
       const int cn = Lanes == 1 ? nc : C;
       auto live = [&](const int c) { return Lanes == 1 || l + c * Lanes < nc; };
-      T pj[C], cs[C];
+      // the diagonal tile's first thread: p_new and the previous iteration's
+      // x update for the block's rows (its columns)
+      if (diag && w == 0)
+KBAND_UNROLL
+        for (int c = 0; c < cn; ++c)
+          if (live(c)) {
+            const int i = j0 + l + c * Lanes;
+            if (a != T(0)) s.x(i) += a * s.pold(i + s.h);
+            if (go) s.pnew(i + s.h) = d(i);
+          }
+      if (!go) return;
+      T pj[C], cs[C], lp = 0;
 KBAND_UNROLL
       for (int c = 0; c < cn; ++c) {
         pj[c] = live(c) ? d(j0 + l + c * Lanes) : T(0);
         cs[c] = T(0);
       }
-      // four rows at a time: 4 cn loads of the matrix in flight per lane
+      // RU rows at a time: RU cn loads of the matrix in flight per lane
       int rr = w;
-      for (; rr + 3 * nth < nr; rr += 4 * nth) {
-        T pi[4], rs[4];
+      for (; rr + (RU - 1) * nth < nr; rr += RU * nth) {
+        T pi[RU], rs[RU];
 KBAND_UNROLL
-        for (int u = 0; u < 4; ++u) {
+        for (int u = 0; u < RU; ++u) {
           pi[u] = d(i0 + rr + u * nth);
           rs[u] = T(0);
         }
@@ -374,17 +387,20 @@ KBAND_UNROLL
         for (int c = 0; c < cn; ++c)
           if (live(c)) {
             const int j = j0 + l + c * Lanes;
-            T av[4];
+            T av[RU];
 KBAND_UNROLL
-            for (int u = 0; u < 4; ++u) av[u] = at(i0 + rr + u * nth, j);
+            for (int u = 0; u < RU; ++u) av[u] = at(i0 + rr + u * nth, j);
 KBAND_UNROLL
-            for (int u = 0; u < 4; ++u) {
+            for (int u = 0; u < RU; ++u) {
               rs[u] += av[u] * pj[c];
               cs[c] += av[u] * pi[u];
             }
           }
 KBAND_UNROLL
-        for (int u = 0; u < 4; ++u) rowpart[(rr + u * nth) * Lanes + l] = rs[u];
+        for (int u = 0; u < RU; ++u) {
+          rowpart[(rr + u * nth) * kRowStride + l] = rs[u];
+          lp += pi[u] * rs[u];
+        }
       }
       for (; rr < nr; rr += nth) {
         const T pi = d(i0 + rr);
@@ -396,37 +412,43 @@ KBAND_UNROLL
             rs += av * pj[c];
             cs[c] += av * pi;
           }
-        rowpart[rr * Lanes + l] = rs;
+        rowpart[rr * kRowStride + l] = rs;
+        lp += pi * rs;
       }
 KBAND_UNROLL
-      for (int c = 0; c < cn; ++c) colpart[w * TB + l + c * Lanes] = cs[c];
+      for (int c = 0; c < cn; ++c) {
+        colpart[w * TB + l + c * Lanes] = cs[c];
+        if (!diag) lp += pj[c] * cs[c];
+      }
+      lanepap[w * Lanes + l] = lp;
     });
+    if (!go) return;  // the same for every thread of the team
     t.team_barrier();
-    // row sums (rows of block I, slot J) and, off the diagonal, column sums
-    // (rows of block J, slot I); p.Ap of the tile
+    // phase 2, a thread (lane) per sum: the row sums of block I (slot J) and,
+    // off the diagonal, the column sums of block J (slot I)
+    const int nsum = diag ? nr : nr + nc;
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(t, nth), [&](const int h) {
+      Kokkos::parallel_for(Kokkos::ThreadVectorRange(t, Lanes), [&](const int l) {
+        for (int k = h * Lanes + l; k < nsum; k += nth * Lanes) {
+          T v = 0;
+          if (k < nr) {
+            for (int m = 0; m < Lanes; ++m) v += rowpart[k * kRowStride + m];
+            part(J, i0 + k) = v;
+          } else {
+            for (int m = 0; m < nth; ++m) v += colpart[m * TB + k - nr];
+            part(I, j0 + k - nr) = v;
+          }
+        }
+      });
+    });
     T tile_pap = 0;
     Kokkos::parallel_reduce(
-        Kokkos::TeamThreadRange(t, diag ? nr : nr + nc),
-        [&](const int k, T& acc) {
-          const bool is_row = k < nr;
-          const int kk = is_row ? k : k - nr;
+        Kokkos::TeamThreadRange(t, nth),
+        [&](const int h, T& acc) {
           T v = 0;
-          if (is_row)
-            Kokkos::parallel_reduce(
-                Kokkos::ThreadVectorRange(t, Lanes), [&](const int l, T& x) { x += rowpart[kk * Lanes + l]; }, v);
-          else
-            Kokkos::parallel_reduce(
-                Kokkos::ThreadVectorRange(t, nth), [&](const int h, T& x) { x += colpart[h * TB + kk]; }, v);
-          const int i = is_row ? i0 + kk : j0 + kk;
-          const T pi = d(i);
-          Kokkos::single(Kokkos::PerThread(t), [&]() {
-            part(is_row ? J : I, i) = v;
-            if (diag) {
-              s.pnew(i + s.h) = pi;
-              if (a != T(0)) s.x(i) += a * s.pold(i + s.h);
-            }
-          });
-          acc += pi * v;
+          Kokkos::parallel_reduce(
+              Kokkos::ThreadVectorRange(t, Lanes), [&](const int l, T& x) { x += lanepap[h * Lanes + l]; }, v);
+          acc += v;
         },
         tile_pap);
     Kokkos::single(Kokkos::PerTeam(t), [&]() { pap += tile_pap; });
@@ -961,8 +983,9 @@ struct DenseOperator : LocalOperator<Exec, T, Mem, VA> {
     const int n = this->rows;
     using K = CGDenseSymApply<Exec, VA, T, Mem, P, kLanes, kTile>;
     DenseTiles<kTile> tiles{n, (n + kTile - 1) / kTile};
-    // up to 64 registers (4 teams of 256 threads per multiprocessor)
-    impl::Team<Exec, Kokkos::LaunchBounds<256, 4>> policy(exec, tiles.count(), kThreads, kLanes);
+    // 4 rows per step need 80 registers (3 teams of 256 threads per
+    // multiprocessor; at 64 they spill), 2 rows fit in 64 (4 teams)
+    impl::Team<Exec, Kokkos::LaunchBounds<256, (K::RU >= 4 ? 3 : 4)>> policy(exec, tiles.count(), kThreads, kLanes);
     Kokkos::parallel_reduce("kband::cg::apply(dense)",
                             policy.set_scratch_size(0, Kokkos::PerTeam(K::scratch_bytes(kThreads))),
                             K{s, this->A, part, tiles}, pap);

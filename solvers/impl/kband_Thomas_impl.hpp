@@ -459,16 +459,12 @@ struct ThomasShared : ThomasBase<Exec, BX, T, W> {
 // checkpoints), against once and three times for Global. In-place solves
 // (x == d) work: pass 2 never needs d at a block's first row.
 // ---------------------------------------------------------------------------
-/// 1: pass 2 loads a block's c' before it stores x (more registers, no
-/// waits on the cache inside the backward recurrence); 0: as it goes.
-#ifndef KBAND_RECOMPUTE_PRELOAD
-#define KBAND_RECOMPUTE_PRELOAD 1
-#endif
 template <class Exec, class T, class Mem, class BD, class BX, class Info, int W, int B, bool Periodic>
 struct ThomasSharedRecompute : ThomasBase<Exec, BX, T, W> {
   using Base = ThomasBase<Exec, BX, T, W>;
   using typename Base::member_type;
   using Rows = SharedRows<T>;
+  using Block = T[B][W];
   FactorData<T, Mem> f;
   BD d;
   BX x;
@@ -479,6 +475,10 @@ struct ThomasSharedRecompute : ThomasBase<Exec, BX, T, W> {
 
   KOKKOS_FUNCTION void operator()(const member_type& m) const { this->by_lanes(*this, m); }
 
+  // Each pass loads the next block's rows before it stores anything of the
+  // current one (the compiler cannot move loads across stores to x, which
+  // may be d), so two blocks' loads are in flight per thread. In-place
+  // solves stay correct: the blocks' rows are disjoint.
   template <int NL>
   KOKKOS_INLINE_FUNCTION void solve(const member_type&, const int s0, const int nl) const {
     const int nlc = NL > 0 ? NL : nl;
@@ -491,27 +491,50 @@ struct ThomasSharedRecompute : ThomasBase<Exec, BX, T, W> {
       yprev[l] = T(0);  // y_{-1}: f.a(0) = 0 makes row 0 y_0 = d_0 w_0
       dot[l] = T(0);
     }
-    for (int k = 0; k < nb; ++k) forward(r, k * B, nlc, yprev, dot);
+    Block cur, next;
+    load(r, 0, nlc, false, cur);
+    for (int k = 0; k < nb; ++k) {
+      if (k + 1 < nb) load(r, (k + 1) * B, nlc, false, next);
+      forward(r, k * B, nlc, cur, yprev, dot);
+      if (k + 1 < nb) copy(next, cur, nlc);
+    }
     T fact[W], xnext[W];
     for (int l = 0; l < nlc; ++l) {
       fact[l] = Periodic ? (dot[l] + f.scal(0) * yprev[l]) * f.scal(1) : T(0);
       xnext[l] = T(0);  // x_n: f.cp(n-1) = 0
     }
-    for (int k = nb - 1; k >= 0; --k) backward(r, k * B, nlc, xnext, fact);
+    load(r, (nb - 1) * B, nlc, true, cur);
+    for (int k = nb - 1; k >= 0; --k) {
+      if (k > 0) load(r, (k - 1) * B, nlc, true, next);
+      backward(r, k * B, nlc, cur, xnext, fact);
+      if (k > 0) copy(next, cur, nlc);
+    }
     for (int l = 0; l < nlc; ++l) info(s0 + l) = 0;
   }
 
   KOKKOS_INLINE_FUNCTION int rows(int jb) const { return this->n - jb < B ? this->n - jb : B; }
 
-  /// Pass 1 over the block at row jb: y through the block, y_jb into x(jb).
-  KOKKOS_INLINE_FUNCTION void forward(const Rows& r, int jb, int nlc, T (&yprev)[W], T (&dot)[W]) const {
+  /// The block's right-hand sides; pass 2 (`checkpoint`) takes its first row
+  /// from x, where pass 1 left y.
+  KOKKOS_INLINE_FUNCTION void load(const Rows& r, int jb, int nlc, bool checkpoint, Block& v) const {
     const int nr = rows(jb);
-    T dv[B][W];
     const T* dp = r.d + jb * r.drs;
+    const T* xp = r.x + jb * r.xrs;
 KBAND_UNROLL
     for (int u = 0; u < B; ++u)
       if (u < nr)
-        for (int l = 0; l < nlc; ++l) dv[u][l] = dp[u * r.drs + l * r.dls];
+        for (int l = 0; l < nlc; ++l) v[u][l] = checkpoint && u == 0 ? xp[l * r.xls] : dp[u * r.drs + l * r.dls];
+  }
+  KOKKOS_INLINE_FUNCTION static void copy(const Block& from, Block& to, int nlc) {
+KBAND_UNROLL
+    for (int u = 0; u < B; ++u)
+      for (int l = 0; l < nlc; ++l) to[u][l] = from[u][l];
+  }
+
+  /// Pass 1 over the block at row jb: y through the block, y_jb into x(jb).
+  KOKKOS_INLINE_FUNCTION void forward(const Rows& r, int jb, int nlc, const Block& dv, T (&yprev)[W],
+                                      T (&dot)[W]) const {
+    const int nr = rows(jb);
     T y0[W];
 KBAND_UNROLL
     for (int u = 0; u < B; ++u)
@@ -523,49 +546,26 @@ KBAND_UNROLL
           if (u == 0) y0[l] = yprev[l];
         }
       }
-    // the checkpoint, stored once the block's d is read (x may be d)
     T* xp = r.x + jb * r.xrs;
     for (int l = 0; l < nlc; ++l) xp[l * r.xls] = y0[l];
   }
 
-  /// Pass 2 over the block at row jb: its y again, then x from the bottom up.
-  KOKKOS_INLINE_FUNCTION void backward(const Rows& r, int jb, int nlc, T (&xnext)[W], const T (&fact)[W]) const {
+  /// Pass 2 over the block at row jb: its y again (from the checkpoint in
+  /// yv[0]), then x from the bottom up. The factor's rows, the same for every
+  /// thread, come from cache as the recurrences need them.
+  KOKKOS_INLINE_FUNCTION void backward(const Rows& r, int jb, int nlc, Block& yv, T (&xnext)[W],
+                                       const T (&fact)[W]) const {
     const int nr = rows(jb);
-    T yv[B][W];
-    const T* dp = r.d + jb * r.drs;
-    const T* xp = r.x + jb * r.xrs;
-    // the block's right-hand sides (its first row: the checkpoint) in flight
-    // together; the factor's rows, the same for every thread, come from cache
-    // as the recurrences need them (holding them too would double the registers)
-KBAND_UNROLL
-    for (int u = 0; u < B; ++u)
-      if (u < nr)
-        for (int l = 0; l < nlc; ++l) yv[u][l] = u == 0 ? xp[l * r.xls] : dp[u * r.drs + l * r.dls];
 KBAND_UNROLL
     for (int u = 1; u < B; ++u)
       if (u < nr) {
         const T a = f.a(jb + u), w = f.w(jb + u);
         for (int l = 0; l < nlc; ++l) yv[u][l] = (yv[u][l] - a * yv[u - 1][l]) * w;
       }
-#if KBAND_RECOMPUTE_PRELOAD
-    // c' (and z) before the first store of x, which the compiler cannot
-    // move loads across
-    T cv[B], zv[B];
-KBAND_UNROLL
-    for (int u = 0; u < B; ++u)
-      if (u < nr) {
-        cv[u] = f.cp(jb + u);
-        zv[u] = Periodic ? f.z(jb + u) : T(0);
-      }
-#endif
 KBAND_UNROLL
     for (int u = B - 1; u >= 0; --u)
       if (u < nr) {
-#if KBAND_RECOMPUTE_PRELOAD
-        const T cp = cv[u], z = zv[u];
-#else
         const T cp = f.cp(jb + u), z = Periodic ? f.z(jb + u) : T(0);
-#endif
         for (int l = 0; l < nlc; ++l) {
           xnext[l] = yv[u][l] - cp * xnext[l];
           r.x[(jb + u) * r.xrs + l * r.xls] = Periodic ? xnext[l] - fact[l] * z : xnext[l];
