@@ -31,8 +31,8 @@ namespace kband {
 /// Where the forward-pass intermediates live. Auto picks per backend, layout
 /// and size: on GPUs (kband::thomas) Registers for interleaved and grouped
 /// batches of n <= 32 M rows and for contiguous per-system batches, else
-/// Recompute (shared factors, interleaved and grouped batches), Scratch or
-/// Global; on hosts Global.
+/// Recompute (shared factors, interleaved and grouped batches of enough
+/// systems), Scratch or Global; on hosts Global.
 ///  * Global: in the output and a workspace (any size, any backend);
 ///  * Scratch: in team scratch memory, a thread per system;
 ///  * Registers: in registers, a team of threads per system, each holding a
@@ -47,7 +47,8 @@ namespace kband {
 ///    second time a block at a time, from the last one down, into the
 ///    backward pass. A solve reads d twice and writes x once, where Global
 ///    reads d once and moves x three times. Auto uses it on GPUs for
-///    interleaved and grouped batches that Registers does not serve.
+///    interleaved and grouped batches that Registers does not serve, when
+///    the batch has systems for at least an eighth of the device's threads.
 enum class Variant { Auto, Global, Scratch, Registers, Recompute };
 
 inline const char* variant_name(Variant v) {
@@ -62,7 +63,9 @@ inline const char* variant_name(Variant v) {
 
 struct SolveOptions {
   Variant variant = Variant::Auto;
-  int team_size = 0;  // threads per team on GPUs (Registers: about, at least ceil(n/M)); 0 = kband's choice
+  // threads per team on GPUs (Registers: about, at least ceil(n/M);
+  // Recompute: at most 128); 0 = kband's choice
+  int team_size = 0;
   // Registers: blocks of systems each team solves in turn, loading the next
   // block's rows while it solves one (at most 64); 0 = kband's choice
   int blocks_per_team = 0;
@@ -101,6 +104,7 @@ struct thomas_lanes {
 #ifndef KBAND_RECOMPUTE_ROWS
 #define KBAND_RECOMPUTE_ROWS 16
 #endif
+
 template <class Exec, class BX, int Streams = 4>
 struct thomas_unroll {
   static constexpr int value =
@@ -158,10 +162,10 @@ ThomasGeometry thomas_geometry(const char* fn, int nsys, int n, int lanes, int n
   return g;
 }
 
-template <class Exec, class Functor>
-void launch_thomas(const char* label, const Exec& exec, const ThomasGeometry& g, const Functor& f) {
+template <class Exec, class Functor, class... Props>
+void launch_thomas(const char* label, const Exec& exec, const ThomasGeometry& g, const Functor& f, Props...) {
   if (g.nsys == 0) return;
-  impl::Team<Exec> policy(exec, g.league, g.team_size);
+  impl::Team<Exec, Props...> policy(exec, g.league, g.team_size);
   if (g.scratch) policy.set_scratch_size(g.scratch_level, Kokkos::PerTeam(g.scratch_bytes));
   Kokkos::parallel_for(label, policy, f);
 }
@@ -390,18 +394,27 @@ void thomas(const Exec& exec, const TridiagonalFactor<T, Mem>& factor, const BD&
   const auto& fd = factor.data();
   // Recompute: asked for, or Auto on GPUs for interleaved and grouped
   // batches (Registers above serves n <= 512 there; beyond, Recompute moves
-  // 3 arrays where Global moves 4)
+  // 3 arrays where Global moves 4) with at least an eighth of the device's
+  // threads in systems. A thread's two passes take longer than Global's one
+  // pass and a half, so with fewer systems Global is faster (H200, 2^27
+  // points: n = 4096, 32768 systems, 2.05-2.5x the copy time against 1.73-1.87x).
   if (opt.variant == Variant::Recompute ||
-      (opt.variant == Variant::Auto && impl::is_device_exec<Exec>::value && tx::layout != Layout::Contiguous)) {
+      (opt.variant == Variant::Auto && impl::is_device_exec<Exec>::value && tx::layout != Layout::Contiguous &&
+       static_cast<long>(nsys) * 8 >= static_cast<long>(exec.concurrency()))) {
     SolveOptions og = opt;
     og.variant = Variant::Global;
+    og.team_size = opt.team_size > 0 && opt.team_size < 128 ? opt.team_size : 128;
     const impl::ThomasGeometry g = impl::thomas_geometry<Exec, T>(fn, nsys, n, W, 1, og, false);
     const Base base{nsys, n, false, 0, {}, std::numeric_limits<T>::quiet_NaN()};
     constexpr int RB = KBAND_RECOMPUTE_ROWS;
+    // at most 96 registers (5 teams of 128 per multiprocessor on GPUs; H200,
+    // n = 512..2048: 1.47-1.68x the copy time, against 1.42-1.95x uncapped
+    // at 128-136 registers and 1.36-1.73x without the loads ahead)
+    using Bounds = Kokkos::LaunchBounds<128, 5>;
     if (factor.periodic())
-      impl::launch_thomas(fn, exec, g, impl::ThomasSharedRecompute<Exec, T, Mem, BD, BX, Info, W, RB, true>(base, fd, d, x, info));
+      impl::launch_thomas(fn, exec, g, impl::ThomasSharedRecompute<Exec, T, Mem, BD, BX, Info, W, RB, true>(base, fd, d, x, info), Bounds());
     else
-      impl::launch_thomas(fn, exec, g, impl::ThomasSharedRecompute<Exec, T, Mem, BD, BX, Info, W, RB, false>(base, fd, d, x, info));
+      impl::launch_thomas(fn, exec, g, impl::ThomasSharedRecompute<Exec, T, Mem, BD, BX, Info, W, RB, false>(base, fd, d, x, info), Bounds());
     return;
   }
   const impl::ThomasGeometry g = impl::thomas_geometry<Exec, T>(fn, nsys, n, W, 1, opt, tx::layout == Layout::Contiguous);

@@ -260,6 +260,25 @@ TYPED_TEST(ThomasErrors, RegistersWhereNotOffered) {
   }
 }
 
+// Variant::Recompute is for shared factors: per-system, periodic and pivoted
+// solvers refuse it with a kband::Error and leave every View as it was.
+TYPED_TEST(ThomasErrors, RecomputeWhereNotOffered) {
+  using V = Valid<typename TypeParam::value_type, typename TypeParam::layout>;
+  V v;
+  const Snapshot snap(v.a, v.b, v.c, v.d, v.x, v.info);
+  Exec exec;
+  kband::SolveOptions opt;
+  opt.variant = kband::Variant::Recompute;
+  expect_error("thomas Recompute", [&] { kband::thomas(exec, v.a, v.b, v.c, v.d, v.x, v.info, opt); },
+               {"kband::thomas", "Variant::Recompute is offered by kband::thomas with a shared factor"});
+  expect_error("periodic_thomas Recompute",
+               [&] { kband::periodic_thomas(exec, v.a, v.b, v.c, v.d, v.x, v.info, opt); },
+               {"periodic_thomas", "Variant::Recompute"});
+  expect_error("gtsv Recompute", [&] { kband::gtsv(exec, v.a, v.b, v.c, v.d, v.x, v.info, opt); },
+               {"gtsv", "Variant::Recompute"});
+  EXPECT_TRUE(snap.unchanged(v.a, v.b, v.c, v.d, v.x, v.info));
+}
+
 TYPED_TEST(ThomasErrors, SharedFactorMisuse) {
   using T = typename TypeParam::value_type;
   using L = typename TypeParam::layout;

@@ -323,7 +323,7 @@ struct CGDenseSymApply {
   DenseTiles<TB> tiles;
   static constexpr int C = TB / Lanes;  // columns per lane
 #ifndef KBAND_CG_DENSE_ROWS
-#define KBAND_CG_DENSE_ROWS 4
+#define KBAND_CG_DENSE_ROWS 2
 #endif
   static constexpr int RU = KBAND_CG_DENSE_ROWS;  // rows per step of a thread
   static constexpr bool kLeft = std::is_same<typename VA::array_layout, Kokkos::LayoutLeft>::value;
@@ -983,8 +983,9 @@ struct DenseOperator : LocalOperator<Exec, T, Mem, VA> {
     const int n = this->rows;
     using K = CGDenseSymApply<Exec, VA, T, Mem, P, kLanes, kTile>;
     DenseTiles<kTile> tiles{n, (n + kTile - 1) / kTile};
-    // 4 rows per step need 80 registers (3 teams of 256 threads per
-    // multiprocessor; at 64 they spill), 2 rows fit in 64 (4 teams)
+    // 2 rows per step fit in 64 registers (4 teams of 256 threads per
+    // multiprocessor); 4 rows need 80 (3 teams; at 64 they spill) and were
+    // slower (H200, n = 4096: 65.2 against 46.0 us per iteration)
     impl::Team<Exec, Kokkos::LaunchBounds<256, (K::RU >= 4 ? 3 : 4)>> policy(exec, tiles.count(), kThreads, kLanes);
     Kokkos::parallel_reduce("kband::cg::apply(dense)",
                             policy.set_scratch_size(0, Kokkos::PerTeam(K::scratch_bytes(kThreads))),
