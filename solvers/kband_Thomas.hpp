@@ -378,6 +378,8 @@ void thomas(const Exec& exec, const TridiagonalFactor<T, Mem>& factor, const BD&
   impl::check_batch(fn, "d", d, nsys, n);
   impl::check_info(fn, info, nsys);
   if (opt.variant == Variant::Registers || opt.variant == Variant::Auto) {
+    // (H200, n = 384 and 512: chunks of 32 rows, 177-184 registers, took
+    // 1.8-2.4x the copy time against 1.26-1.55x with 16)
     constexpr int M = impl::kRegisterRowsShared;
     const typename impl::RegisterBase<Exec, T, M> rb{nsys, n, 1, 1, false, std::numeric_limits<T>::quiet_NaN()};
     if (factor.periodic()) {
