@@ -142,35 +142,9 @@ double true_relative_residual(const std::vector<double>& b, const RowTimesX& row
   return std::sqrt(static_cast<double>(rr / bb));
 }
 
-/// Dense rows long enough that GPUs split them into column parts (parts of
-/// >= 512 columns: n = 1537 gives 2 unequal parts), on a diagonally dominant
-/// SPD matrix; checked by the true residual ||b - A x|| / ||b||, computed
-/// on the host in long double.
-TEST(CGDense, WideRowsSplitIntoParts) {
-  const int n = 1537;
-  Rng rng(mix_seed({81, static_cast<std::uint64_t>(n)}));
-  kband::DenseMatrix<double> A("A", n, n);
-  auto ha = Kokkos::create_mirror_view(A);
-  for (int i = 0; i < n; ++i) {
-    ha(i, i) = n + rng.uniform(0, 1);
-    for (int j = 0; j < i; ++j) ha(i, j) = ha(j, i) = rng.uniform(-0.5, 0.5);
-  }
-  Kokkos::deep_copy(A, ha);
-  const std::vector<double> b = random_vector<double>(n, rng);
-  for (auto p : {CGPreconditioner::None, CGPreconditioner::Jacobi}) {
-    auto s = kband::make_cg_solver(Exec(), A, p);
-    const auto xh = solve_from_zero(s, b, kband::cg_preconditioner_name(p));
-    const double res = true_relative_residual(b, [&](const int i) {
-      long double ax = 0;
-      for (int j = 0; j < n; ++j) ax += static_cast<long double>(ha(i, j)) * xh[j];
-      return ax;
-    });
-    EXPECT_LT(res, 1e-10) << kband::cg_preconditioner_name(p);
-  }
-}
-
 /// The dense product reads the upper triangle in 128 x 128 tiles: sizes
-/// one short of, at and past a tile, several tiles with a partial last one,
+/// one short of, at and past a tile, several tiles with a partial last one
+/// (1537: 13 tiles a side, the last of one row),
 /// row-major and column-major matrices (the latter read as the transpose).
 /// Checked by the true residual in long double; a second solve must repeat
 /// the first bit for bit (every partial product has one writer, summed in a
@@ -205,7 +179,7 @@ void dense_tiles_case(const int n) {
 }
 
 TEST(CGDense, TileBoundariesAndLayouts) {
-  for (int n : {1, 2, 127, 128, 129, 300}) {
+  for (int n : {1, 2, 127, 128, 129, 300, 1537}) {
     dense_tiles_case<Kokkos::LayoutRight>(n);
     dense_tiles_case<Kokkos::LayoutLeft>(n);
   }

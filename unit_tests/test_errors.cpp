@@ -231,22 +231,38 @@ TYPED_TEST(ThomasErrors, OutputAliasesCoefficients) {
   EXPECT_TRUE(snap.unchanged(v.a, v.b, v.c, v.d, v.x, v.info));
 }
 
-// Variant::Registers where it is not offered: periodic per-system systems,
-// the pivoted gtsv; and on a host backend, systems longer than one chunk.
-TYPED_TEST(ThomasErrors, RegistersWhereNotOffered) {
-  using V = Valid<typename TypeParam::value_type, typename TypeParam::layout>;
-  V v;
+// Solvers that do not offer `variant` refuse it with a kband::Error that
+// names it, and leave every View as it was: periodic per-system systems and
+// the pivoted gtsv (Registers and Recompute), per-system thomas (Recompute,
+// which is for shared factors).
+template <class V>
+void expect_variant_refused(V& v, kband::Variant variant, const std::string& name, bool thomas_too) {
   const Snapshot snap(v.a, v.b, v.c, v.d, v.x, v.info);
   Exec exec;
   kband::SolveOptions opt;
-  opt.variant = kband::Variant::Registers;
-  expect_error("periodic_thomas Registers",
+  opt.variant = variant;
+  const std::string offered = "Variant::" + name + " is offered by kband::thomas";
+  if (thomas_too)
+    expect_error("thomas " + name, [&] { kband::thomas(exec, v.a, v.b, v.c, v.d, v.x, v.info, opt); },
+                 {"kband::thomas", offered.c_str()});
+  expect_error("periodic_thomas " + name,
                [&] { kband::periodic_thomas(exec, v.a, v.b, v.c, v.d, v.x, v.info, opt); },
-               {"periodic_thomas", "Variant::Registers is offered by kband::thomas"});
-  expect_error("gtsv Registers", [&] { kband::gtsv(exec, v.a, v.b, v.c, v.d, v.x, v.info, opt); },
-               {"gtsv", "Variant::Registers"});
+               {"periodic_thomas", offered.c_str()});
+  expect_error("gtsv " + name, [&] { kband::gtsv(exec, v.a, v.b, v.c, v.d, v.x, v.info, opt); },
+               {"gtsv", offered.c_str()});
   EXPECT_TRUE(snap.unchanged(v.a, v.b, v.c, v.d, v.x, v.info));
+}
+
+// Variant::Registers where it is not offered; and on a host backend,
+// systems longer than one chunk.
+TYPED_TEST(ThomasErrors, RegistersWhereNotOffered) {
+  using V = Valid<typename TypeParam::value_type, typename TypeParam::layout>;
+  V v;
+  expect_variant_refused(v, kband::Variant::Registers, "Registers", false);
   if (!kband::impl::is_device_exec<Exec>::value) {
+    Exec exec;
+    kband::SolveOptions opt;
+    opt.variant = kband::Variant::Registers;
     using B = typename V::B;
     const int nsys = v.nsys, n = 40;
     B a = random_batch<B>("a", nsys, n, 1), b = random_batch<B>("b", nsys, n, 2, 4.0);
@@ -260,23 +276,10 @@ TYPED_TEST(ThomasErrors, RegistersWhereNotOffered) {
   }
 }
 
-// Variant::Recompute is for shared factors: per-system, periodic and pivoted
-// solvers refuse it with a kband::Error and leave every View as it was.
+// Variant::Recompute is for shared factors.
 TYPED_TEST(ThomasErrors, RecomputeWhereNotOffered) {
-  using V = Valid<typename TypeParam::value_type, typename TypeParam::layout>;
-  V v;
-  const Snapshot snap(v.a, v.b, v.c, v.d, v.x, v.info);
-  Exec exec;
-  kband::SolveOptions opt;
-  opt.variant = kband::Variant::Recompute;
-  expect_error("thomas Recompute", [&] { kband::thomas(exec, v.a, v.b, v.c, v.d, v.x, v.info, opt); },
-               {"kband::thomas", "Variant::Recompute is offered by kband::thomas with a shared factor"});
-  expect_error("periodic_thomas Recompute",
-               [&] { kband::periodic_thomas(exec, v.a, v.b, v.c, v.d, v.x, v.info, opt); },
-               {"periodic_thomas", "Variant::Recompute"});
-  expect_error("gtsv Recompute", [&] { kband::gtsv(exec, v.a, v.b, v.c, v.d, v.x, v.info, opt); },
-               {"gtsv", "Variant::Recompute"});
-  EXPECT_TRUE(snap.unchanged(v.a, v.b, v.c, v.d, v.x, v.info));
+  Valid<typename TypeParam::value_type, typename TypeParam::layout> v;
+  expect_variant_refused(v, kband::Variant::Recompute, "Recompute", true);
 }
 
 TYPED_TEST(ThomasErrors, SharedFactorMisuse) {

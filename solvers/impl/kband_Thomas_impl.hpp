@@ -353,22 +353,38 @@ KOKKOS_INLINE_FUNCTION bool factor_failed(const FactorData<T, Mem>& f, const BX&
   return true;
 }
 
-template <class Exec, class T, class Mem, class BD, class BX, class Info, int W, int U,
-          bool Periodic, bool Scratch>
-struct ThomasShared : ThomasBase<Exec, BX, T, W> {
+/// What the shared-factor kernels (Derived) hold: the factor, d, x, info;
+/// each thread runs Derived::solve for its lanes.
+template <class Derived, class Exec, class T, class Mem, class BD, class BX, class Info, int W>
+struct SharedSolve : ThomasBase<Exec, BX, T, W> {
   using Base = ThomasBase<Exec, BX, T, W>;
   using typename Base::member_type;
+  using Rows = SharedRows<T>;
   FactorData<T, Mem> f;
   BD d;
   BX x;
   Info info;
 
-  ThomasShared(const Base& base, const FactorData<T, Mem>& f_, BD d_, BX x_, Info info_)
+  SharedSolve(const Base& base, const FactorData<T, Mem>& f_, BD d_, BX x_, Info info_)
       : Base(base), f(f_), d(d_), x(x_), info(info_) {}
 
-  KOKKOS_FUNCTION void operator()(const member_type& m) const { this->by_lanes(*this, m); }
+  KOKKOS_FUNCTION void operator()(const member_type& m) const {
+    this->by_lanes(static_cast<const Derived&>(*this), m);
+  }
+};
 
-  using Rows = SharedRows<T>;
+template <class Exec, class T, class Mem, class BD, class BX, class Info, int W, int U,
+          bool Periodic, bool Scratch>
+struct ThomasShared
+    : SharedSolve<ThomasShared<Exec, T, Mem, BD, BX, Info, W, U, Periodic, Scratch>, Exec, T, Mem, BD, BX, Info, W> {
+  using Shared = SharedSolve<ThomasShared, Exec, T, Mem, BD, BX, Info, W>;
+  using Shared::Shared;
+  using typename Shared::member_type;
+  using typename Shared::Rows;
+  using Shared::f;
+  using Shared::d;
+  using Shared::x;
+  using Shared::info;
 
   template <int NL>
   KOKKOS_INLINE_FUNCTION void solve(const member_type& m, const int s0, const int nl) const {
@@ -455,25 +471,22 @@ struct ThomasShared : ThomasBase<Exec, BX, T, W> {
 // walks the blocks from the last one down: it reads a block's checkpoint and
 // the rest of its d, recomputes the block's y in registers (the same
 // arithmetic, so the same values) and runs the backward pass into x. A solve
-// thus reads d twice and writes x once (plus 2/B of a row for the
+// thus reads d twice and writes x once (plus 2/B of an array for the
 // checkpoints), against once and three times for Global. In-place solves
 // (x == d) work: pass 2 never needs d at a block's first row.
 // ---------------------------------------------------------------------------
 template <class Exec, class T, class Mem, class BD, class BX, class Info, int W, int B, bool Periodic>
-struct ThomasSharedRecompute : ThomasBase<Exec, BX, T, W> {
-  using Base = ThomasBase<Exec, BX, T, W>;
-  using typename Base::member_type;
-  using Rows = SharedRows<T>;
+struct ThomasSharedRecompute
+    : SharedSolve<ThomasSharedRecompute<Exec, T, Mem, BD, BX, Info, W, B, Periodic>, Exec, T, Mem, BD, BX, Info, W> {
+  using Shared = SharedSolve<ThomasSharedRecompute, Exec, T, Mem, BD, BX, Info, W>;
+  using Shared::Shared;
+  using typename Shared::member_type;
+  using typename Shared::Rows;
   using Block = T[B][W];
-  FactorData<T, Mem> f;
-  BD d;
-  BX x;
-  Info info;
-
-  ThomasSharedRecompute(const Base& base, const FactorData<T, Mem>& f_, BD d_, BX x_, Info info_)
-      : Base(base), f(f_), d(d_), x(x_), info(info_) {}
-
-  KOKKOS_FUNCTION void operator()(const member_type& m) const { this->by_lanes(*this, m); }
+  using Shared::f;
+  using Shared::d;
+  using Shared::x;
+  using Shared::info;
 
   // Each pass loads the next block's rows before it stores anything of the
   // current one (the compiler cannot move loads across stores to x, which
