@@ -292,10 +292,10 @@ struct CGHaloApply {
 /// (p_I.A_IJ p_J + p_J.A_IJ^T p_I). The diagonal tiles write p_new and the
 /// x update of the previous iteration for their rows.
 ///
-/// Inside a team, thread w takes rows w, w + T, ... of the tile; its vector
-/// lane l takes columns l, l + V, ... (V = Lanes, compile-time: 32 on GPUs,
-/// so a row's loads are coalesced; 1 on CPUs, where the column loops
-/// vectorise). A lane keeps its columns' p and column sums in registers and
+/// Inside a team of W threads, thread w takes rows w, w + W, ... of the
+/// tile; its vector lane l takes columns l, l + V, ... (V = Lanes,
+/// compile-time: 32 on GPUs, so a row's loads are coalesced; 1 on CPUs,
+/// where the column loops vectorise). A lane keeps its columns' p and column sums in registers and
 /// leaves its share of each row sum in team scratch; the shares are added
 /// after one barrier. A LayoutLeft matrix is read as its transpose (the same
 /// matrix), so that lanes always run along memory.
@@ -315,6 +315,10 @@ struct DenseTiles {
   }
 };
 
+/// Rows a thread of the dense product takes per step (its loads in flight).
+#ifndef KBAND_CG_DENSE_ROWS
+#define KBAND_CG_DENSE_ROWS 2
+#endif
 template <class Exec, class VA, class T, class Mem, int Prec, int Lanes, int TB>
 struct CGDenseSymApply {
   CGStep<T, Mem, Prec> s;
@@ -322,9 +326,6 @@ struct CGDenseSymApply {
   Kokkos::View<T**, Kokkos::LayoutRight, Mem> part;  // (nt, n)
   DenseTiles<TB> tiles;
   static constexpr int C = TB / Lanes;  // columns per lane
-#ifndef KBAND_CG_DENSE_ROWS
-#define KBAND_CG_DENSE_ROWS 2
-#endif
   static constexpr int RU = KBAND_CG_DENSE_ROWS;  // rows per step of a thread
   static constexpr bool kLeft = std::is_same<typename VA::array_layout, Kokkos::LayoutLeft>::value;
   using member = typename Kokkos::TeamPolicy<Exec>::member_type;
