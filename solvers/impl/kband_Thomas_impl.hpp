@@ -8,7 +8,8 @@
 // thomas_lanes). A thread with all W lanes runs a compile-time lane count, the
 // last, partial one a runtime count (CPUs only). Forward-pass
 // intermediates live either in team scratch memory (Scratch) or in the output
-// and a workspace (Global); only where they live differs.
+// and a workspace (Global); only where they live differs. Shared-factor
+// solves may also store none and recompute them (Recompute, below).
 #pragma once
 
 #include "kband_Layouts.hpp"
