@@ -15,7 +15,8 @@
 //
 // Minimum data per iteration (elements of T per unknown, the "floor"):
 //   CDS, plain CG: ndiag (matrix) + 9 (x r/w, r read twice + written, p r/w, q w/r)
-//   CDS, line preconditioner: ndiag + 13 (line solve reads r, writes z; r.z reads both)
+//   CDS, line preconditioner: ndiag + 10 (K1 reads z instead of r; the line kernel
+//   reads r and q, writes r and z)
 //   dense: (n + 1) / 2 (the matrix row's share of the upper triangle: A is
 //   symmetric, and kband reads that half) + 9.
 #include "bench_stream.hpp"
@@ -419,7 +420,7 @@ int run(const Options& o) {
       solve_time["poisson2d/" + std::to_string(lg)] =
           bench("poisson2d", n, A, kband::CGPreconditioner::None, A.ndiag() + 9.0, 0, crs);
       solve_time["poisson2d-line/" + std::to_string(lg)] =
-          bench("poisson2d", n, A, kband::CGPreconditioner::Line, A.ndiag() + 13.0, 0, crs);
+          bench("poisson2d", n, A, kband::CGPreconditioner::Line, A.ndiag() + 10.0, 0, crs);
     }
   if (wanted("dense"))
     for (long long n : sizes(o.max_dense_log2)) {

@@ -32,9 +32,12 @@
 // Preconditioners: Jacobi (z = r / diag A) and Line (CDS only): the
 // tridiagonal part of A (offsets -1, 0, +1), split into independent lines where
 // both couplings of consecutive rows are zero (2D Poisson: the grid lines),
-// solved exactly with kband::thomas each iteration (one shared
-// TridiagonalFactor when every line has the same coefficients). Line setup
-// reads the matrix to the host once (in the solver's constructor).
+// solved exactly each iteration by a kernel that also updates the residual
+// and forms r.r and r.z (GPUs: a group of threads per line, each sweeping a
+// chunk of rows, the chunks joined by a scan; CPUs: Thomas, a line per
+// thread). Line setup reads the matrix to the host once and factors the
+// lines there (one factor when every line has the same coefficients), in
+// the solver's constructor.
 #pragma once
 
 #include "impl/kband_CG_impl.hpp"

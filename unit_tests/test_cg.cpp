@@ -239,7 +239,10 @@ TEST(CGIterations, Poisson2DSeedCounts) {
 }
 
 /// The line solve itself: T z = r for the tridiagonal part, with lines of
-/// one length (in place, shared factor or not) and of unequal lengths (gathered).
+/// one length (shared factor or not) and of unequal lengths, for every
+/// number of threads per line the backend allows (GPUs: 1 to 256, so that
+/// chunks of 1 row, uneven chunks, empty chunks and the scan across them
+/// are all exercised; CPUs: 1).
 TEST(CGLine, SolvesTheTridiagonalPart) {
   Rng rng(11);
   struct Case {
@@ -247,38 +250,56 @@ TEST(CGLine, SolvesTheTridiagonalPart) {
     std::vector<int> breaks;  // rows i where the coupling (i-1, i) is zero
     bool identical;
   };
-  const std::vector<Case> cases = {{12, {4, 8}, true}, {12, {4, 8}, false}, {13, {1, 5, 6, 11}, false}, {1, {}, true},
-                                   {9, {}, false}};
-  for (const auto& c : cases) {
-    const int n = c.n;
-    DenseHost ref(n);
-    for (int i = 0; i < n; ++i) {
-      ref(i, i) = c.identical ? 3 : 3 + rng.uniform(0, 1);
-      if (i > 0 && std::find(c.breaks.begin(), c.breaks.end(), i) == c.breaks.end()) {
-        const double v = c.identical ? -1 : rng.uniform(-1, 1);
-        ref(i, i - 1) = v;
-        ref(i - 1, i) = v;
+  const std::vector<Case> cases = {{12, {4, 8}, true},        {12, {4, 8}, false},          {13, {1, 5, 6, 11}, false},
+                                   {1, {}, true},             {9, {}, false},               {1000, {}, true},
+                                   {2100, {700, 1400}, true}, {1503, {1, 501, 502}, false}, {4099, {}, false}};
+  std::vector<int> tls{0, 1};
+  if (kband::impl::is_device_exec<Exec>::value) tls.insert(tls.end(), {2, 3, 7, 16, 32, 100, 128, 256});
+  for (const int tl : tls)
+    for (const auto& c : cases) {
+      // A(i, i-1) = A(i-1, i) = lo[i], A(i, i) = dg[i]; the offsets +-2 (0.5)
+      // are not part of the tridiagonal part
+      const int n = c.n;
+      std::vector<double> lo(n, 0.0), dg(n);
+      for (int i = 0; i < n; ++i) {
+        dg[i] = c.identical ? 3 : 3 + rng.uniform(0, 1);
+        if (i > 0 && std::find(c.breaks.begin(), c.breaks.end(), i) == c.breaks.end())
+          lo[i] = c.identical ? -1 : rng.uniform(-1, 1);
       }
-      if (i >= 2) ref(i, i - 2) = ref(i - 2, i) = 0.5;  // not part of the tridiagonal part
+      kband::CDSMatrix<double, Exec::memory_space> A("A", n, n > 2 ? std::vector<int>{-2, -1, 0, 1, 2} : std::vector<int>{0});
+      auto hd = Kokkos::create_mirror_view(A.data());
+      for (int i = 0; i < n; ++i) {
+        if (n > 2) {
+          hd(i, 0) = i >= 2 ? 0.5 : 0.0;
+          hd(i, 1) = lo[i];
+          hd(i, 3) = i + 1 < n ? lo[i + 1] : 0.0;
+          hd(i, 4) = i + 2 < n ? 0.5 : 0.0;
+          hd(i, 2) = dg[i];
+        } else {
+          hd(i, 0) = dg[i];
+          lo[i] = 0;
+        }
+      }
+      Kokkos::deep_copy(A.data(), hd);
+      kband::impl::LineSolver<double, Exec::memory_space> line(Exec(), A, tl);
+      const int want_lines = n > 2 ? static_cast<int>(c.breaks.size()) + 1 : n;
+      EXPECT_EQ(line.lines(), want_lines);
+      EXPECT_EQ(line.shared(), c.identical || want_lines == 1);
+      std::vector<double> rv(n);
+      for (auto& v : rv) v = rng.uniform(-1, 1);
+      auto r = kband_test_cg::to_device(rv);
+      Kokkos::View<double*> z("z", n);
+      Kokkos::deep_copy(z, nan_value<double>());
+      line.apply(Exec(), r, z);
+      const auto zh = kband_test_cg::to_host(z);
+      for (int i = 0; i < n; ++i) {
+        long double t = static_cast<long double>(dg[i]) * zh[i];
+        if (i > 0) t += static_cast<long double>(lo[i]) * zh[i - 1];
+        if (i < n - 1) t += static_cast<long double>(lo[i + 1]) * zh[i + 1];
+        ASSERT_NEAR(static_cast<double>(t), rv[i], 1e-14)
+            << "n=" << n << " row " << i << ", threads per line " << tl;  // observed <= 4.4e-16
+      }
     }
-    auto A = kband::cds_from_dense(Exec(), ref.to_device<double>());
-    kband::impl::LineSolver<double, Exec::memory_space> line(Exec(), A);
-    EXPECT_EQ(line.lines(), static_cast<int>(c.breaks.size()) + 1);
-    EXPECT_EQ(line.shared(), c.identical || c.breaks.empty());
-    std::vector<double> rv(n);
-    for (auto& v : rv) v = rng.uniform(-1, 1);
-    auto r = kband_test_cg::to_device(rv);
-    Kokkos::View<double*> z("z", n);
-    Kokkos::deep_copy(z, nan_value<double>());
-    line.apply(Exec(), r, z);
-    const auto zh = kband_test_cg::to_host(z);
-    for (int i = 0; i < n; ++i) {
-      long double t = ref(i, i) * zh[i];
-      if (i > 0) t += ref(i, i - 1) * zh[i - 1];
-      if (i < n - 1) t += ref(i, i + 1) * zh[i + 1];
-      EXPECT_NEAR(static_cast<double>(t), rv[i], 1e-14) << "n=" << n << " row " << i;  // observed <= 4.4e-16
-    }
-  }
 }
 
 TEST(CGIterations, PreconditionersNeedFewerIterations) {

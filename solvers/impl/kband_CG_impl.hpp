@@ -14,7 +14,9 @@
 //   K1  p_new = r + beta p_old (computed at every neighbour, written once),
 //       q = A p_new, p.Ap, and x += alpha_{k-1} p_old       reads A, r, p_old, x; writes p_new, q, x
 //   K2  r -= alpha q, r.r                                     reads r, q; writes r
-// i.e. the matrix plus 9 vectors, in two kernels.
+// i.e. the matrix plus 9 vectors, in two kernels. With the line
+// preconditioner K1 reads z instead of r, and K2 is LineKernel: r -= alpha q,
+// z = T^-1 r, (r.r, r.z); it writes z besides: 10 vectors.
 #pragma once
 
 #include "kband_CDS.hpp"
@@ -470,7 +472,7 @@ struct CGDenseAssemble {
   }
 };
 
-/// K2: r -= alpha q; sums(k+1) = (r.r, r.z) (Line: the sums come after the line solve).
+/// K2: r -= alpha q; sums(k+1) = (r.r, r.z) (Line: LineKernel instead).
 template <class T, class Mem, int Prec, bool Blocks>
 struct CGResidual {
   CGState<T, Mem> st;
@@ -516,21 +518,6 @@ struct CGResidual {
   using value_type = CGSums<T>;
 };
 
-/// K2 of the line-preconditioned iteration: r -= alpha q only (the sums follow the line solve).
-template <class T, class Mem>
-struct CGResidualUpdate {
-  CGState<T, Mem> st;
-  Kokkos::View<T*, Mem> r;
-  Kokkos::View<const T*, Mem> q;
-  KOKKOS_INLINE_FUNCTION void operator()(const int c) const {
-    if (!st.ran(st.k)) return;
-    const T a = st.alpha(st.k);
-    for (int i = st.first(c), e = st.last(c), di = st.step(); i < e; i += di) {
-      r(i) -= a * q(i);
-    }
-  }
-};
-
 /// The deferred x update after the last iteration.
 template <class T, class Mem, int Prec>
 struct CGFinish {
@@ -544,42 +531,25 @@ struct CGFinish {
   }
 };
 
-/// (r.r, r.z) after the line solve (k >= 0: only when iteration k ran) and
-/// at the start (k = 0, `start`: unconditional; r = b - q unless the line
-/// solve already needed r).
+/// (r.r, r.z) at the start: r = b - q (no preconditioner, or Jacobi).
 template <class T, class Mem>
 struct CGSumsKernel {
   CGState<T, Mem> st;
   Kokkos::View<T*, Mem> r;
-  Kokkos::View<const T*, Mem> b, q, z, invdiag;
+  Kokkos::View<const T*, Mem> b, q, invdiag;
   int prec;
-  bool start, compute_r;
   using value_type = CGSums<T>;
   KOKKOS_INLINE_FUNCTION void operator()(const int c, CGSums<T>& s) const {
-    if (!start && !st.ran(st.k)) return;
     for (int i = st.first(c), e = st.last(c), di = st.step(); i < e; i += di) {
-      T ri;
-      if (compute_r) {
-        ri = b(i) - q(i);
-        r(i) = ri;
-      } else {
-        ri = r(i);
-      }
+      const T ri = b(i) - q(i);
+      r(i) = ri;
       s.rr += ri * ri;
-      s.rz += prec == kPrecNone ? ri * ri : (prec == kPrecJacobi ? ri * ri * invdiag(i) : ri * z(i));
+      s.rz += prec == kPrecJacobi ? ri * ri * invdiag(i) : ri * ri;
     }
   }
   KOKKOS_INLINE_FUNCTION void init(CGSums<T>& s) const { s = CGSums<T>(); }
   KOKKOS_INLINE_FUNCTION void join(CGSums<T>& a, const CGSums<T>& b) const { a += b; }
   KOKKOS_INLINE_FUNCTION void join(volatile CGSums<T>& a, const volatile CGSums<T>& b) const { a += b; }
-};
-
-/// r = b - q (the start of the line-preconditioned iteration).
-template <class T, class Mem>
-struct CGSubtract {
-  Kokkos::View<T*, Mem> r;
-  Kokkos::View<const T*, Mem> b, q;
-  KOKKOS_INLINE_FUNCTION void operator()(const int i) const { r(i) = b(i) - q(i); }
 };
 
 template <class T, class Mem>
@@ -603,22 +573,177 @@ struct DenseDiagonal {
   KOKKOS_INLINE_FUNCTION void operator()(const int i) const { out(i) = A(i, i); }
 };
 
+/// What the line kernel's right-hand side is, and what it writes besides z.
+enum { kLineApply = 0, kLineStart = 1, kLineIterate = 2 };
+
+/// How the line kernel maps lines onto teams: `tl` threads per line, each
+/// taking a chunk of `chunk` consecutive rows; `lpt` lines per team.
+struct LineGeometry {
+  int tl = 1, lpt = 1, chunk = 1, len = 0, level = 0;
+  KOKKOS_INLINE_FUNCTION int team() const { return tl * lpt; }
+  /// A line's slots in scratch: row j at j + j / chunk (a chunk's rows are
+  /// one slot apart from the next chunk's, so that the threads' strided
+  /// accesses fall on different banks).
+  KOKKOS_INLINE_FUNCTION int padded() const { return len + len / chunk + 1; }
+  size_t scratch_bytes(const size_t elem) const {
+    return (2 * static_cast<size_t>(lpt) * padded() + 4 * static_cast<size_t>(team())) * elem;
+  }
+};
+
+/// z = T^-1 rhs for every line, one line per group of `tl` threads, fused
+/// with the CG residual update and its sums:
+///   Apply:   rhs = src                      (z only)
+///   Start:   rhs = r = src - q              (r = b - A x0; sums of k = 0)
+///   Iterate: rhs = r = r - alpha_k q        (only when iteration k ran)
+/// and (r.r, r.z) into the reduction. The line's rhs is loaded into team
+/// scratch with coalesced accesses; each thread then runs the factored
+/// Thomas recurrences over its chunk of rows. A chunk's forward and
+/// backward sweeps are affine in the value they start from, so every thread
+/// first sweeps from zero, tracking the slope (the product of the
+/// recurrence coefficients); a scan over the team's chunks composes those
+/// affine maps (log2(tl) steps) into each chunk's true starting value, and
+/// the sweep is repeated from it. On CPUs tl = 1: one plain Thomas solve
+/// per line. The factor holds the sub-diagonal a, c' = c / pivot and
+/// w = 1 / pivot per row, for one line (shared) or for every line.
+template <class Exec, class T, class Mem>
+struct LineKernel {
+  using member = typename Team<Exec>::member_type;
+  using value_type = CGSums<T>;
+  using Factor = Kokkos::View<const T**, Kokkos::LayoutRight, Mem>;
+  using Scratch = Kokkos::View<T*, typename Exec::scratch_memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  CGState<T, Mem> st;
+  Kokkos::View<T*, Mem> r;
+  Kokkos::View<const T*, Mem> src, q;
+  Kokkos::View<T*, Mem> z;
+  Factor a, w, cp;
+  Kokkos::View<const int*, Mem> starts;  // empty: every line has g.len rows
+  LineGeometry g;
+  int nlines = 0, mode = kLineApply;
+  bool shared = true;
+
+  /// Exclusive scan of the affine maps v -> val + slope v over the chunks of
+  /// one line (forward: from chunk 0 up; else from the last chunk down):
+  /// returns the value entering this thread's chunk (0 for the first).
+  KOKKOS_INLINE_FUNCTION T scan(const member& m, const Scratch& sg, const Scratch& sv, T slope, T val, const int t,
+                                const bool forward) const {
+    const int ts = m.team_size(), me = m.team_rank();
+    int cur = 0;
+    sg(me) = slope;
+    sv(me) = val;
+    m.team_barrier();
+    for (int off = 1; off < g.tl; off <<= 1) {
+      const bool has = forward ? t >= off : t + off < g.tl;
+      if (has) {
+        const int o = cur * ts + (forward ? me - off : me + off);
+        val += slope * sv(o);
+        slope *= sg(o);
+      }
+      cur ^= 1;
+      sg(cur * ts + me) = slope;
+      sv(cur * ts + me) = val;
+      m.team_barrier();
+    }
+    const bool first = forward ? t == 0 : t + 1 == g.tl;
+    const T in = first ? T(0) : sv(cur * ts + (forward ? me - 1 : me + 1));
+    m.team_barrier();  // before the arrays are written again
+    return in;
+  }
+
+  KOKKOS_INLINE_FUNCTION void operator()(const member& m, CGSums<T>& sums) const {
+    if (mode == kLineIterate && !st.ran(st.k)) return;  // the same for the whole team
+    const T alpha = mode == kLineIterate ? st.alpha(st.k) : T(0);
+    const int ts = m.team_size(), me = m.team_rank();
+    const int grp = me / g.tl, t = me % g.tl;
+    const int s = m.league_rank() * g.lpt + grp;
+    const bool live = s < nlines;
+    const int pad = g.padded();
+    Scratch buf(m.team_scratch(g.level), 2 * g.lpt * pad + 4 * ts);
+    T* const d = buf.data() + grp * pad;              // the rhs
+    T* const x = buf.data() + (g.lpt + grp) * pad;    // y, then the solution
+    const Scratch sg(buf.data() + 2 * g.lpt * pad, 2 * ts), sv(buf.data() + 2 * g.lpt * pad + 2 * ts, 2 * ts);
+    const int i0 = !live ? 0 : (starts.extent(0) > 0 ? starts(s) : s * g.len);
+    const int len = !live ? 0 : (starts.extent(0) > 0 ? starts(s + 1) - i0 : g.len);
+    const int f = shared ? 0 : (live ? s : 0);
+    auto slot = [&](const int j) { return j + j / g.chunk; };
+    T rr = 0, rz = 0;
+    // the rhs into scratch, four rows a thread at a time: their loads are
+    // all issued before the first store (r is written back at the end)
+    constexpr int B = 4;
+    for (int j0 = t; j0 < len; j0 += B * g.tl) {
+      T v[B];
+      for (int u = 0; u < B; ++u) {
+        const int j = j0 + u * g.tl, i = i0 + j;
+        if (j < len) v[u] = mode == kLineApply ? src(i) : (mode == kLineStart ? src(i) - q(i) : r(i) - alpha * q(i));
+      }
+      for (int u = 0; u < B; ++u) {
+        const int j = j0 + u * g.tl;
+        if (j < len) {
+          d[slot(j)] = v[u];
+          rr += v[u] * v[u];
+        }
+      }
+    }
+    m.team_barrier();
+    const int c0 = t * g.chunk, c1 = c0 + g.chunk < len ? c0 + g.chunk : len;
+    // forward: y_j = (d_j - a_j y_{j-1}) w_j
+    T y = 0, slope = 1;
+    for (int j = c0; j < c1; ++j) {
+      const T wj = w(f, j), aj = a(f, j);
+      y = (d[slot(j)] - aj * y) * wj;
+      slope *= -aj * wj;
+    }
+    y = scan(m, sg, sv, slope, y, t, true);
+    for (int j = c0; j < c1; ++j) {
+      y = (d[slot(j)] - a(f, j) * y) * w(f, j);
+      x[slot(j)] = y;
+    }
+    // backward: x_j = y_j - c'_j x_{j+1}
+    T v = 0;
+    slope = 1;
+    for (int j = c1 - 1; j >= c0; --j) {
+      const T cj = cp(f, j);
+      v = x[slot(j)] - cj * v;
+      slope *= -cj;
+    }
+    v = scan(m, sg, sv, slope, v, t, false);
+    for (int j = c1 - 1; j >= c0; --j) {
+      v = x[slot(j)] - cp(f, j) * v;
+      x[slot(j)] = v;
+      rz += d[slot(j)] * v;
+    }
+    m.team_barrier();
+    for (int j = t; j < len; j += g.tl) {
+      z(i0 + j) = x[slot(j)];
+      if (mode != kLineApply) r(i0 + j) = d[slot(j)];
+    }
+    // every thread's contribution is joined by the reduction
+    sums.rr += rr;
+    sums.rz += rz;
+  }
+  KOKKOS_INLINE_FUNCTION void init(CGSums<T>& s) const { s = CGSums<T>(); }
+  KOKKOS_INLINE_FUNCTION void join(CGSums<T>& x, const CGSums<T>& y) const { x += y; }
+  KOKKOS_INLINE_FUNCTION void join(volatile CGSums<T>& x, const volatile CGSums<T>& y) const { x += y; }
+};
+
 /// The line preconditioner: the tridiagonal part of a CDS matrix split where
-/// both couplings between consecutive rows are zero, solved with kband's
-/// batched Thomas. Lines of one length L (the 2D Poisson grid lines) are a
-/// contiguous batch (n / L, L) viewed in place over r and z; lines that are
-/// also identical share one TridiagonalFactor. Lines of unequal lengths are
-/// gathered into a padded batch (identity rows in the padding).
+/// both couplings between consecutive rows are zero (2D Poisson: the grid
+/// lines), factored once on the host (one factor when every line has the
+/// same coefficients) and solved by LineKernel, which also performs the CG
+/// residual update and its sums: one kernel, reading r and q and writing r
+/// and z, takes the place of an update, a solve and a reduction. A zero
+/// pivot leaves infinities in the factor, so the solve gives non-finite
+/// values and CG stops with CGStatus::NonFinite.
 template <class T, class Mem>
 class LineSolver {
  public:
   using Batch = Kokkos::View<T**, Kokkos::LayoutRight, Mem>;
-  using UBatch = Kokkos::View<T**, Kokkos::LayoutRight, Mem, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
 
   LineSolver() = default;
 
+  /// threads_per_line: 0 = kband's choice; else that many threads per line
+  /// (tests; at most the backend's team size).
   template <class Exec>
-  LineSolver(const Exec& exec, const CDSMatrix<T, Mem>& A) {
+  LineSolver(const Exec& exec, const CDSMatrix<T, Mem>& A, const int threads_per_line = 0) {
     const int n = A.n();
     auto hdata = Kokkos::create_mirror_view(A.data());
     exec.fence();
@@ -638,47 +763,46 @@ class LineSolver {
       len_ = std::max(len_, starts[s + 1] - starts[s]);
       uniform_ = uniform_ && starts[s + 1] - starts[s] == starts[1] - starts[0];
     }
-    bool identical = uniform_;
-    for (int s = 1; identical && s < nlines_; ++s)
-      for (int j = 0; identical && j < len_; ++j) {
+    shared_ = uniform_;
+    for (int s = 1; shared_ && s < nlines_; ++s)
+      for (int j = 0; shared_ && j < len_; ++j) {
         const int i = starts[s] + j;
-        identical = lower(i) == lower(j) && hdata(i, d0) == hdata(j, d0) && upper(i) == upper(j);
+        shared_ = lower(i) == lower(j) && hdata(i, d0) == hdata(j, d0) && upper(i) == upper(j);
       }
-    auto alloc = [&](const char* l, int r, int c) { return Batch(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(l)), r, c); };
-    const int rows = identical ? 1 : nlines_;
-    Batch a = alloc("kband::cg::line_a", rows, len_), b = alloc("kband::cg::line_b", rows, len_),
-          c = alloc("kband::cg::line_c", rows, len_);
-    auto ha = Kokkos::create_mirror_view(a), hb = Kokkos::create_mirror_view(b), hc = Kokkos::create_mirror_view(c);
-    for (int s = 0; s < rows; ++s)
+    // the factor, per line (rows past a line's end: identity, a = c' = 0, w = 1)
+    const int rows = shared_ ? 1 : nlines_;
+    auto alloc = [&](const char* l) {
+      return Batch(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(l)), rows, len_);
+    };
+    Batch a = alloc("kband::cg::line_a"), w = alloc("kband::cg::line_w"), cp = alloc("kband::cg::line_cp");
+    auto ha = Kokkos::create_mirror_view(a), hw = Kokkos::create_mirror_view(w), hc = Kokkos::create_mirror_view(cp);
+    for (int s = 0; s < rows; ++s) {
+      T cprev = 0;
       for (int j = 0; j < len_; ++j) {
         const int i = starts[s] + j;
         const bool in = i < starts[s + 1];
-        ha(s, j) = in && j > 0 ? lower(i) : T(0);
-        hb(s, j) = in ? hdata(i, d0) : T(1);
-        hc(s, j) = in && i + 1 < starts[s + 1] ? upper(i) : T(0);
+        const T aj = in && j > 0 ? lower(i) : T(0);
+        const T wj = T(1) / (in ? hdata(i, d0) - aj * cprev : T(1));
+        ha(s, j) = aj;
+        hw(s, j) = wj;
+        hc(s, j) = cprev = in && i + 1 < starts[s + 1] ? upper(i) * wj : T(0);
       }
-    Kokkos::deep_copy(a, ha);
-    Kokkos::deep_copy(b, hb);
-    Kokkos::deep_copy(c, hc);
-    info_ = Kokkos::View<int*, Mem>("kband::cg::line_info", nlines_);
-    if (identical) {
-      factor_ = TridiagonalFactor<T, Mem>(exec, Kokkos::subview(a, 0, Kokkos::ALL), Kokkos::subview(b, 0, Kokkos::ALL),
-                                          Kokkos::subview(c, 0, Kokkos::ALL));
-      shared_ = true;
-    } else {
-      a_ = a;
-      b_ = b;
-      c_ = c;
     }
+    Kokkos::deep_copy(a, ha);
+    Kokkos::deep_copy(w, hw);
+    Kokkos::deep_copy(cp, hc);
+    a_ = a;
+    w_ = w;
+    cp_ = cp;
     if (!uniform_) {
       Kokkos::View<int*, Mem> st("kband::cg::line_starts", nlines_ + 1);
       auto hs = Kokkos::create_mirror_view(st);
       for (int s = 0; s <= nlines_; ++s) hs(s) = starts[s];
       Kokkos::deep_copy(st, hs);
       starts_ = st;
-      d_ = alloc("kband::cg::line_d", nlines_, len_);
-      x_ = alloc("kband::cg::line_x", nlines_, len_);
     }
+    geom_ = geometry<Exec>(len_, threads_per_line);
+    discard_ = Kokkos::View<CGSums<T>, Mem>("kband::cg::line_discard");
   }
 
   int lines() const { return nlines_; }
@@ -686,47 +810,54 @@ class LineSolver {
   bool shared() const { return shared_; }
   bool uniform() const { return uniform_; }
 
-  struct Gather {  // Mode 0: r -> d (zero padding); 1: x -> z
-    Kokkos::View<const int*, Mem> starts;
-    Batch d;
-    Kokkos::View<T*, Mem> v;
-    int len, mode;
-    KOKKOS_INLINE_FUNCTION void operator()(const int sj) const {
-      const int s = sj / len, j = sj % len, i = starts(s) + j;
-      const bool in = i < starts(s + 1);
-      if (mode == 0) d(s, j) = in ? v(i) : T(0);
-      else if (in) v(i) = d(s, j);
-    }
-  };
-
   /// z = T^-1 r (r and z of extent n, distinct). No fence.
   template <class Exec>
   void apply(const Exec& exec, const Kokkos::View<T*, Mem>& r, const Kokkos::View<T*, Mem>& z) const {
-    if (uniform_) {
-      solve(exec, UBatch(r.data(), nlines_, len_), UBatch(z.data(), nlines_, len_));
-      return;
-    }
-    const int total = nlines_ * len_;
-    Kokkos::parallel_for("kband::cg::line_gather", impl::Range<Exec>(exec, 0, total),
-                         Gather{starts_, d_, r, len_, 0});
-    solve(exec, d_, x_);
-    Kokkos::parallel_for("kband::cg::line_scatter", impl::Range<Exec>(exec, 0, total),
-                         Gather{starts_, x_, z, len_, 1});
+    run(exec, kLineApply, CGState<T, Mem>{}, {}, r, {}, z, discard_);
+  }
+
+  /// Start: r = b - q; Iterate: r -= alpha_k q (when iteration k ran). Then
+  /// z = T^-1 r and sum = (r.r, r.z). No fence.
+  template <class Exec>
+  void residual(const Exec& exec, int mode, const CGState<T, Mem>& st, const Kokkos::View<T*, Mem>& r,
+                const Kokkos::View<const T*, Mem>& b, const Kokkos::View<const T*, Mem>& q,
+                const Kokkos::View<T*, Mem>& z, const Kokkos::View<CGSums<T>, Mem>& sum) const {
+    run(exec, mode, st, r, b, q, z, sum);
   }
 
  private:
-  template <class Exec, class BD, class BX>
-  void solve(const Exec& exec, const BD& d, const BX& x) const {
-    if (shared_) thomas(exec, factor_, d, x, info_);
-    else thomas(exec, a_, b_, c_, d, x, info_);
+  /// GPUs: chunks of about 8 rows, up to 256 threads a line, teams of at
+  /// least 128 threads (several short lines a team). CPUs: one thread a line.
+  template <class Exec>
+  static LineGeometry geometry(const int len, const int threads_per_line) {
+    LineGeometry g;
+    g.len = len;
+    if (threads_per_line > 0) g.tl = threads_per_line;
+    else if (is_device_exec<Exec>::value)
+      while (g.tl < 256 && g.tl * 8 < len) g.tl *= 2;
+    if (is_device_exec<Exec>::value) g.lpt = g.tl < 128 ? 128 / g.tl : 1;
+    g.chunk = std::max(1, (len + g.tl - 1) / g.tl);
+    g.level = g.scratch_bytes(sizeof(T)) <= Kokkos::TeamPolicy<Exec>::scratch_size_max(0) ? 0 : 1;
+    return g;
+  }
+
+  template <class Exec>
+  void run(const Exec& exec, int mode, const CGState<T, Mem>& st, const Kokkos::View<T*, Mem>& r,
+           const Kokkos::View<const T*, Mem>& src, const Kokkos::View<const T*, Mem>& q,
+           const Kokkos::View<T*, Mem>& z, const Kokkos::View<CGSums<T>, Mem>& sum) const {
+    LineKernel<Exec, T, Mem> k{st, r, src, q, z, a_, w_, cp_, starts_, geom_, nlines_, mode, shared_};
+    const int league = (nlines_ + geom_.lpt - 1) / geom_.lpt;
+    Team<Exec> policy(exec, league, geom_.team());
+    Kokkos::parallel_reduce("kband::cg::line", policy.set_scratch_size(geom_.level, Kokkos::PerTeam(geom_.scratch_bytes(sizeof(T)))),
+                            k, sum);
   }
 
   int nlines_ = 0, len_ = 0;
   bool uniform_ = true, shared_ = false;
-  TridiagonalFactor<T, Mem> factor_;
-  Batch a_, b_, c_, d_, x_;
+  LineGeometry geom_;
+  Kokkos::View<const T**, Kokkos::LayoutRight, Mem> a_, w_, cp_;
   Kokkos::View<const int*, Mem> starts_;
-  Kokkos::View<int*, Mem> info_;
+  Kokkos::View<CGSums<T>, Mem> discard_;
 };
 
 /// Single-rank reductions: the history already holds the global sums.
@@ -782,12 +913,14 @@ class CGDriver {
     Kokkos::deep_copy(exec, p_[0], T(0));
     // r = b - A x, (r.r, r.z) at k = 0
     op_.start(exec, x, p_[1], q_);
-    if (pk == kPrecLine) {
-      Kokkos::parallel_for("kband::cg::start_r", impl::Range<Exec>(exec, 0, n), CGSubtract<T, Mem>{r_, b, q_});
-      line_->apply(exec, r_, aux_);
-    }
     st_.k = 0;
-    reduce_sums(exec, comm, CGSumsKernel<T, Mem>{st_, r_, b, q_, aux_, aux_, pk, true, pk != kPrecLine}, 0);
+    if (pk == kPrecLine) {
+      auto dst = Kokkos::subview(st_.sums, 0);
+      line_->residual(exec, kLineStart, st_, r_, b, q_, aux_, dst);
+      comm.sum(exec, dst);
+    } else {
+      reduce_sums(exec, comm, CGSumsKernel<T, Mem>{st_, r_, b, q_, aux_, pk}, 0);
+    }
     int k = 0, done_at = -1;
     CGResult res;
     for (; k < maxit;) {
@@ -836,9 +969,9 @@ class CGDriver {
     op_.step(exec, step_of<P>(pold, pnew, x), q_, pap);
     comm.sum(exec, pap);
     if (P == kPrecLine) {
-      Kokkos::parallel_for("kband::cg::residual", CGPolicy<Exec>(exec, 0, st_.chunks()), CGResidualUpdate<T, Mem>{st_, r_, q_});
-      line_->apply(exec, r_, aux_);
-      reduce_sums(exec, comm, CGSumsKernel<T, Mem>{st_, r_, r_, q_, aux_, aux_, P, false, false}, k + 1);
+      auto dst = Kokkos::subview(st_.sums, k + 1);
+      line_->residual(exec, kLineIterate, st_, r_, q_, q_, aux_, dst);
+      comm.sum(exec, dst);
     } else {
       reduce_sums(exec, comm, CGResidual<T, Mem, P, !is_device_exec<Exec>::value>{st_, r_, q_, aux_}, k + 1);
     }
