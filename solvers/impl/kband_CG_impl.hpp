@@ -577,14 +577,18 @@ struct DenseDiagonal {
 enum { kLineApply = 0, kLineStart = 1, kLineIterate = 2 };
 
 /// How the line kernel maps lines onto teams: `tl` threads per line, each
-/// taking a chunk of `chunk` consecutive rows; `lpt` lines per team.
+/// taking a chunk of 2^lc consecutive rows; `lpt` lines per team.
 struct LineGeometry {
-  int tl = 1, lpt = 1, chunk = 1, len = 0, level = 0;
+  int tl = 1, lpt = 1, lc = 0, len = 0, level = 0;
   KOKKOS_INLINE_FUNCTION int team() const { return tl * lpt; }
+  KOKKOS_INLINE_FUNCTION int chunk() const { return 1 << lc; }
   /// A line's slots in scratch: row j at j + j / chunk (a chunk's rows are
   /// one slot apart from the next chunk's, so that the threads' strided
   /// accesses fall on different banks).
-  KOKKOS_INLINE_FUNCTION int padded() const { return len + len / chunk + 1; }
+  KOKKOS_INLINE_FUNCTION int padded() const { return len + (len >> lc) + 1; }
+  /// Factor entries per line: row i of chunk t at i * tl + t, so that the
+  /// threads of a warp read consecutive entries at each step of their sweeps.
+  int factor_width() const { return tl << lc; }
   size_t scratch_bytes(const size_t elem) const {
     return (2 * static_cast<size_t>(lpt) * padded() + 4 * static_cast<size_t>(team())) * elem;
   }
@@ -607,7 +611,7 @@ struct LineGeometry {
 /// w = 1 / pivot per row, for one line (shared) or for every line.
 template <class Exec, class T, class Mem>
 struct LineKernel {
-  using member = typename Team<Exec>::member_type;
+  using member = typename Kokkos::TeamPolicy<Exec>::member_type;
   using value_type = CGSums<T>;
   using Factor = Kokkos::View<const T**, Kokkos::LayoutRight, Mem>;
   using Scratch = Kokkos::View<T*, typename Exec::scratch_memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
@@ -664,7 +668,7 @@ struct LineKernel {
     const int i0 = !live ? 0 : (starts.extent(0) > 0 ? starts(s) : s * g.len);
     const int len = !live ? 0 : (starts.extent(0) > 0 ? starts(s + 1) - i0 : g.len);
     const int f = shared ? 0 : (live ? s : 0);
-    auto slot = [&](const int j) { return j + j / g.chunk; };
+    auto slot = [&](const int j) { return j + (j >> g.lc); };
     T rr = 0, rz = 0;
     // the rhs into scratch, four rows a thread at a time: their loads are
     // all issued before the first store (r is written back at the end)
@@ -684,32 +688,40 @@ struct LineKernel {
       }
     }
     m.team_barrier();
-    const int c0 = t * g.chunk, c1 = c0 + g.chunk < len ? c0 + g.chunk : len;
+    // this thread's chunk: rows c0 + k, k < nk, the rhs at dc[k], y and then
+    // x at xc[k]; factor entries at k * tl + t
+    const int c0 = t << g.lc, nk = len - c0 < g.chunk() ? (len > c0 ? len - c0 : 0) : g.chunk();
+    T* const dc = d + c0 + t;
+    T* const xc = x + c0 + t;
+    const T* const fa = &a(f, 0) + t;
+    const T* const fw = &w(f, 0) + t;
+    const T* const fc = &cp(f, 0) + t;
+    const int tl = g.tl;
     // forward: y_j = (d_j - a_j y_{j-1}) w_j
     T y = 0, slope = 1;
-    for (int j = c0; j < c1; ++j) {
-      const T wj = w(f, j), aj = a(f, j);
-      y = (d[slot(j)] - aj * y) * wj;
+    for (int k = 0; k < nk; ++k) {
+      const T aj = fa[k * tl], wj = fw[k * tl];
+      y = (dc[k] - aj * y) * wj;
       slope *= -aj * wj;
     }
     y = scan(m, sg, sv, slope, y, t, true);
-    for (int j = c0; j < c1; ++j) {
-      y = (d[slot(j)] - a(f, j) * y) * w(f, j);
-      x[slot(j)] = y;
+    for (int k = 0; k < nk; ++k) {
+      y = (dc[k] - fa[k * tl] * y) * fw[k * tl];
+      xc[k] = y;
     }
     // backward: x_j = y_j - c'_j x_{j+1}
     T v = 0;
     slope = 1;
-    for (int j = c1 - 1; j >= c0; --j) {
-      const T cj = cp(f, j);
-      v = x[slot(j)] - cj * v;
+    for (int k = nk - 1; k >= 0; --k) {
+      const T cj = fc[k * tl];
+      v = xc[k] - cj * v;
       slope *= -cj;
     }
     v = scan(m, sg, sv, slope, v, t, false);
-    for (int j = c1 - 1; j >= c0; --j) {
-      v = x[slot(j)] - cp(f, j) * v;
-      x[slot(j)] = v;
-      rz += d[slot(j)] * v;
+    for (int k = nk - 1; k >= 0; --k) {
+      v = xc[k] - fc[k * tl] * v;
+      xc[k] = v;
+      rz += dc[k] * v;
     }
     m.team_barrier();
     for (int j = t; j < len; j += g.tl) {
@@ -769,23 +781,25 @@ class LineSolver {
         const int i = starts[s] + j;
         shared_ = lower(i) == lower(j) && hdata(i, d0) == hdata(j, d0) && upper(i) == upper(j);
       }
-    // the factor, per line (rows past a line's end: identity, a = c' = 0, w = 1)
-    const int rows = shared_ ? 1 : nlines_;
+    geom_ = geometry<Exec>(len_, threads_per_line);
+    // the factor, per line (rows past a line's end: identity, a = c' = 0,
+    // w = 1), in the geometry's chunk-interleaved order
+    const int rows = shared_ ? 1 : nlines_, width = geom_.factor_width();
     auto alloc = [&](const char* l) {
-      return Batch(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(l)), rows, len_);
+      return Batch(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(l)), rows, width);
     };
     Batch a = alloc("kband::cg::line_a"), w = alloc("kband::cg::line_w"), cp = alloc("kband::cg::line_cp");
     auto ha = Kokkos::create_mirror_view(a), hw = Kokkos::create_mirror_view(w), hc = Kokkos::create_mirror_view(cp);
     for (int s = 0; s < rows; ++s) {
       T cprev = 0;
-      for (int j = 0; j < len_; ++j) {
-        const int i = starts[s] + j;
-        const bool in = i < starts[s + 1];
+      for (int j = 0; j < width; ++j) {
+        const int i = starts[s] + j, at = (j & (geom_.chunk() - 1)) * geom_.tl + (j >> geom_.lc);
+        const bool in = j < len_ && i < starts[s + 1];
         const T aj = in && j > 0 ? lower(i) : T(0);
         const T wj = T(1) / (in ? hdata(i, d0) - aj * cprev : T(1));
-        ha(s, j) = aj;
-        hw(s, j) = wj;
-        hc(s, j) = cprev = in && i + 1 < starts[s + 1] ? upper(i) * wj : T(0);
+        ha(s, at) = aj;
+        hw(s, at) = wj;
+        hc(s, at) = cprev = in && i + 1 < starts[s + 1] ? upper(i) * wj : T(0);
       }
     }
     Kokkos::deep_copy(a, ha);
@@ -801,7 +815,6 @@ class LineSolver {
       Kokkos::deep_copy(st, hs);
       starts_ = st;
     }
-    geom_ = geometry<Exec>(len_, threads_per_line);
     discard_ = Kokkos::View<CGSums<T>, Mem>("kband::cg::line_discard");
   }
 
@@ -836,7 +849,7 @@ class LineSolver {
     else if (is_device_exec<Exec>::value)
       while (g.tl < 256 && g.tl * 8 < len) g.tl *= 2;
     if (is_device_exec<Exec>::value) g.lpt = g.tl < 128 ? 128 / g.tl : 1;
-    g.chunk = std::max(1, (len + g.tl - 1) / g.tl);
+    while ((g.tl << g.lc) < len) ++g.lc;
     g.level = g.scratch_bytes(sizeof(T)) <= Kokkos::TeamPolicy<Exec>::scratch_size_max(0) ? 0 : 1;
     return g;
   }
@@ -845,9 +858,17 @@ class LineSolver {
   void run(const Exec& exec, int mode, const CGState<T, Mem>& st, const Kokkos::View<T*, Mem>& r,
            const Kokkos::View<const T*, Mem>& src, const Kokkos::View<const T*, Mem>& q,
            const Kokkos::View<T*, Mem>& z, const Kokkos::View<CGSums<T>, Mem>& sum) const {
-    LineKernel<Exec, T, Mem> k{st, r, src, q, z, a_, w_, cp_, starts_, geom_, nlines_, mode, shared_};
+    launch(exec, LineKernel<Exec, T, Mem>{st, r, src, q, z, a_, w_, cp_, starts_, geom_, nlines_, mode, shared_}, sum);
+  }
+
+  template <class Exec, class K>
+  void launch(const Exec& exec, const K& k, const Kokkos::View<CGSums<T>, Mem>& sum) const {
     const int league = (nlines_ + geom_.lpt - 1) / geom_.lpt;
-    Team<Exec> policy(exec, league, geom_.team());
+    // at most 64 registers: with teams of 128 the H200 then holds 8 per
+    // multiprocessor, all 1024 lines of a 2^20 grid in one wave (H200: 72
+    // uncapped; sweeps unrolled over chunks of 8 with y and x in registers
+    // were slower, 78-79 against 67.5 us per CG iteration at 2^20)
+    Team<Exec, Kokkos::LaunchBounds<256, 4>> policy(exec, league, geom_.team());
     Kokkos::parallel_reduce("kband::cg::line", policy.set_scratch_size(geom_.level, Kokkos::PerTeam(geom_.scratch_bytes(sizeof(T)))),
                             k, sum);
   }
