@@ -252,7 +252,8 @@ TEST(CGLine, SolvesTheTridiagonalPart) {
   };
   const std::vector<Case> cases = {{12, {4, 8}, true},        {12, {4, 8}, false},          {13, {1, 5, 6, 11}, false},
                                    {1, {}, true},             {9, {}, false},               {1000, {}, true},
-                                   {2100, {700, 1400}, true}, {1503, {1, 501, 502}, false}, {4099, {}, false}};
+                                   {2100, {700, 1400}, true}, {1503, {1, 501, 502}, false}, {4099, {}, false},
+                                   {1000, {100, 200, 300, 400, 500, 600, 700, 800, 900}, true}};
   std::vector<int> tls{0, 1};
   if (kband::impl::is_device_exec<Exec>::value) tls.insert(tls.end(), {2, 3, 7, 16, 32, 100, 128, 256});
   for (const int tl : tls)
