@@ -946,12 +946,15 @@ class LineSolver {
   void run(const Exec& exec, int mode, const CGState<T, Mem>& st, const Kokkos::View<T*, Mem>& r,
            const Kokkos::View<const T*, Mem>& src, const Kokkos::View<const T*, Mem>& q,
            const Kokkos::View<T*, Mem>& z, const Kokkos::View<CGSums<T>, Mem>& sum) const {
-    if (!is_device_exec<Exec>::value && !forced_) {
-      // CPUs: 8 lines a thread, interleaved (one line a thread: 1.8x slower)
-      constexpr int W = 8;
-      Kokkos::parallel_reduce("kband::cg::line", Range<Exec>(exec, 0, (nlines_ + W - 1) / W),
-                              LineLanes<T, Mem, W>{st, r, src, q, z, a_, w_, cp_, starts_, len_, nlines_, mode, shared_}, sum);
-      return;
+    if constexpr (!is_device_exec<Exec>::value) {
+      if (!forced_) {
+        // CPUs: 8 lines a thread, interleaved (one line a thread: 1.8x slower)
+        constexpr int W = 8;
+        Kokkos::parallel_reduce("kband::cg::line", Range<Exec>(exec, 0, (nlines_ + W - 1) / W),
+                                LineLanes<T, Mem, W>{st, r, src, q, z, a_, w_, cp_, starts_, len_, nlines_, mode, shared_},
+                                sum);
+        return;
+      }
     }
     launch(exec, LineKernel<Exec, T, Mem>{st, r, src, q, z, a_, w_, cp_, starts_, geom_, nlines_, mode, shared_}, sum);
   }
