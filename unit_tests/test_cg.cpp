@@ -417,6 +417,17 @@ TEST(CGStatus, NonFiniteInputIsReportedNotIterated) {
   res = kband::cg(Exec(), A, b, x);
   EXPECT_EQ(res.status, CGStatus::Converged);
   EXPECT_EQ(res.iterations, 0);
+  // a zero pivot in the line preconditioner's factor (the tridiagonal part
+  // [[1, 1], [1, 1]] of rows 0-1 is singular): reported, x untouched
+  DenseHost ref = DenseHost::laplacian_1d(n);
+  ref(0, 0) = ref(0, 1) = ref(1, 0) = ref(1, 1) = 1;
+  auto S = kband::cds_from_dense(Exec(), ref.to_device<double>());
+  Kokkos::deep_copy(b, 1.0);
+  Kokkos::deep_copy(x, 0.25);
+  res = kband::cg(Exec(), S, b, x, {}, CGPreconditioner::Line);
+  EXPECT_EQ(res.status, CGStatus::NonFinite) << res.message();
+  EXPECT_EQ(res.iterations, 0);
+  for (double v : kband_test_cg::to_host(x)) EXPECT_EQ(v, 0.25);
 }
 
 TEST(CGErrors, BadArguments) {

@@ -606,8 +606,9 @@ struct LineGeometry {
 /// first sweeps from zero, tracking the slope (the product of the
 /// recurrence coefficients); a scan over the team's chunks composes those
 /// affine maps (log2(tl) steps) into each chunk's true starting value, and
-/// the sweep is repeated from it. On CPUs tl = 1: one plain Thomas solve
-/// per line. The factor holds the sub-diagonal a, c' = c / pivot and
+/// the sweep is repeated from it (with tl = 1, one plain Thomas solve per
+/// thread; CPUs use LineLanes instead unless a test asks for this kernel).
+/// The factor holds the sub-diagonal a, c' = c / pivot and
 /// w = 1 / pivot per row, for one line (shared) or for every line.
 template <class Exec, class T, class Mem>
 struct LineKernel {
