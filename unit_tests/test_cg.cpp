@@ -303,6 +303,67 @@ TEST(CGLine, SolvesTheTridiagonalPart) {
     }
 }
 
+/// The fused step of the line-preconditioned iteration: r = b - q (start)
+/// or r -= alpha q (iterate, alpha = r.z / p.Ap from the history), z = T^-1 r
+/// and the sums (r.r, r.z), on a 2D Poisson grid (identical lines: on CPUs
+/// whole groups of 8 lines and a partial one) and on lines of unequal
+/// lengths, for every thread count a line may get.
+TEST(CGLine, ResidualStepAndSums) {
+  using Mem = Exec::memory_space;
+  Rng rng(17);
+  std::vector<int> tls{0, 1};
+  if (kband::impl::is_device_exec<Exec>::value) tls.insert(tls.end(), {4, 32, 256});
+  const std::vector<kband::CDSMatrix<double, Mem>> mats = {
+      kband::make_poisson_2d<double>(Exec(), 37, 23), [&] {
+        DenseHost ref = DenseHost::laplacian_1d(50);
+        for (int i : {7, 8, 30}) ref(i, i - 1) = ref(i - 1, i) = 0;  // lines of 7, 1, 22, 20 rows
+        return kband::cds_from_dense(Exec(), ref.to_device<double>());
+      }()};
+  for (const auto& A : mats)
+    for (const int tl : tls)
+      for (const int mode : {kband::impl::kLineStart, kband::impl::kLineIterate}) {
+        const int n = A.n();
+        kband::impl::LineSolver<double, Mem> line(Exec(), A, tl);
+        const auto bv = random_vector<double>(n, rng), qv = random_vector<double>(n, rng),
+                   rv = random_vector<double>(n, rng);
+        auto b = kband_test_cg::to_device(bv), q = kband_test_cg::to_device(qv), r = kband_test_cg::to_device(rv);
+        Kokkos::View<double*> z("z", n);
+        Kokkos::deep_copy(z, nan_value<double>());
+        kband::impl::CGState<double, Mem> st;
+        st.sums = Kokkos::View<kband::impl::CGSums<double>*, Mem>("sums", 2);
+        st.pap = Kokkos::View<double*, Mem>("pap", 2);
+        auto hs = Kokkos::create_mirror_view(st.sums);
+        auto hp = Kokkos::create_mirror_view(st.pap);
+        hs(0).rr = 1.0;
+        hs(0).rz = 0.75;  // alpha = 0.75 / 2.5 = 0.3
+        hs(1).rr = hs(1).rz = nan_value<double>();
+        hp(0) = 2.5;
+        Kokkos::deep_copy(st.sums, hs);
+        Kokkos::deep_copy(st.pap, hp);
+        line.residual(Exec(), mode, st, r, b, q, z, Kokkos::subview(st.sums, 1));
+        Kokkos::deep_copy(hs, st.sums);
+        const auto rn = kband_test_cg::to_host(r), zh = kband_test_cg::to_host(z);
+        auto hd = Kokkos::create_mirror_view(A.data());
+        Kokkos::deep_copy(hd, A.data());
+        const int dl = A.diagonal_index(-1), d0 = A.diagonal_index(0), du = A.diagonal_index(1);
+        long double rr = 0, rz = 0;
+        for (int i = 0; i < n; ++i) {
+          const double want = mode == kband::impl::kLineStart ? bv[i] - qv[i] : rv[i] - 0.3 * qv[i];
+          ASSERT_NEAR(rn[i], want, 1e-15) << "row " << i;
+          // T z = r, T = the tridiagonal part
+          long double t = hd(i, d0) * static_cast<long double>(zh[i]);
+          if (i > 0) t += hd(i, dl) * static_cast<long double>(zh[i - 1]);
+          if (i + 1 < n) t += hd(i, du) * static_cast<long double>(zh[i + 1]);
+          ASSERT_NEAR(static_cast<double>(t), rn[i], 1e-13) << "row " << i << ", threads per line " << tl;
+          rr += static_cast<long double>(rn[i]) * rn[i];
+          rz += static_cast<long double>(rn[i]) * zh[i];
+        }
+        EXPECT_NEAR(hs(1).rr, static_cast<double>(rr), 1e-13 * static_cast<double>(rr)) << "threads per line " << tl;
+        EXPECT_NEAR(hs(1).rz, static_cast<double>(rz), 1e-12 * std::fabs(static_cast<double>(rz)))
+            << "threads per line " << tl;
+      }
+}
+
 TEST(CGIterations, PreconditionersNeedFewerIterations) {
   auto P = kband::make_poisson_2d<double>(Exec(), 32, 32);
   const auto none = solve_ones(P), line = solve_ones(P, CGPreconditioner::Line);

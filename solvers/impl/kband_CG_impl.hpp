@@ -773,13 +773,33 @@ struct LineLanes {
     bool full = shared;
     for (int l = 0; l < W; ++l) full = full && ln[l] == len;
     if (full) {  // W whole lines of one factor: no per-lane tests, one factor load a row
+      // the residual update over the W lines' rows (consecutive: the loop
+      // vectorises), then the interleaved sweeps read r from cache
+      const Kokkos::View<const T*, Mem> rhs = mode == kLineApply ? src : Kokkos::View<const T*, Mem>(r);
+      if (mode != kLineApply) {
+        const int e = i0[0] + W * len;
+        T r1 = 0, r2 = 0, r3 = 0;
+        int i = i0[0];
+        auto row = [&](const int ii, T& acc) {
+          const T v = mode == kLineStart ? src(ii) - q(ii) : r(ii) - alpha * q(ii);
+          r(ii) = v;
+          acc += v * v;
+        };
+        for (; i + 3 < e; i += 4) {
+          row(i, rr);
+          row(i + 1, r1);
+          row(i + 2, r2);
+          row(i + 3, r3);
+        }
+        for (; i < e; ++i) row(i, rr);
+        rr += r1 + r2 + r3;
+      }
       for (int j = 0; j < len; ++j) {
         const T aj = a(0, j), wj = w(0, j);
         for (int l = 0; l < W; ++l) {
           const int i = i0[l] + j;
-          const T v = mode == kLineApply ? src(i) : (mode == kLineStart ? src(i) - q(i) : r(i) - alpha * q(i));
-          if (mode != kLineApply) r(i) = v;
-          rr += v * v;
+          const T v = rhs(i);
+          if (mode == kLineApply) rr += v * v;
           y[l] = (v - aj * y[l]) * wj;
           z(i) = y[l];
         }
@@ -791,7 +811,7 @@ struct LineLanes {
           const int i = i0[l] + j;
           y[l] = z(i) - cj * y[l];
           z(i) = y[l];
-          rz += (mode == kLineApply ? src(i) : r(i)) * y[l];
+          rz += rhs(i) * y[l];
         }
       }
       sums.rr += rr;
