@@ -594,6 +594,36 @@ struct LineGeometry {
   }
 };
 
+/// What the line kernels (LineKernel on GPUs, LineLanes on CPUs) read and
+/// write, and the rows of a line.
+template <class T, class Mem>
+struct LineData {
+  using value_type = CGSums<T>;
+  CGState<T, Mem> st;
+  Kokkos::View<T*, Mem> r;
+  Kokkos::View<const T*, Mem> src, q;
+  Kokkos::View<T*, Mem> z;
+  Kokkos::View<const T**, Kokkos::LayoutRight, Mem> a, w, cp;  // the factor (LineGeometry::factor_width)
+  Kokkos::View<const int*, Mem> starts;                         // empty: every line has len rows
+  int len = 0, nlines = 0, mode = kLineApply;
+  bool shared = true;
+
+  /// First row, rows and factor row of line s (no rows past the last line).
+  KOKKOS_INLINE_FUNCTION void line(const int s, int& i0, int& rows, int& f) const {
+    const bool live = s < nlines;
+    i0 = !live ? 0 : (starts.extent(0) > 0 ? starts(s) : s * len);
+    rows = !live ? 0 : (starts.extent(0) > 0 ? starts(s + 1) - i0 : len);
+    f = shared || !live ? 0 : s;
+  }
+  /// Row i of the right-hand side (Apply: src; Start: src - q; Iterate: r - alpha q).
+  KOKKOS_INLINE_FUNCTION T rhs(const int i, const T alpha) const {
+    return mode == kLineApply ? src(i) : (mode == kLineStart ? src(i) - q(i) : r(i) - alpha * q(i));
+  }
+  KOKKOS_INLINE_FUNCTION void init(CGSums<T>& v) const { v = CGSums<T>(); }
+  KOKKOS_INLINE_FUNCTION void join(CGSums<T>& x, const CGSums<T>& y) const { x += y; }
+  KOKKOS_INLINE_FUNCTION void join(volatile CGSums<T>& x, const volatile CGSums<T>& y) const { x += y; }
+};
+
 /// z = T^-1 rhs for every line, one line per group of `tl` threads, fused
 /// with the CG residual update and its sums:
 ///   Apply:   rhs = src                      (z only)
@@ -611,20 +641,18 @@ struct LineGeometry {
 /// The factor holds the sub-diagonal a, c' = c / pivot and
 /// w = 1 / pivot per row, for one line (shared) or for every line.
 template <class Exec, class T, class Mem>
-struct LineKernel {
+struct LineKernel : LineData<T, Mem> {
   using member = typename Kokkos::TeamPolicy<Exec>::member_type;
-  using value_type = CGSums<T>;
-  using Factor = Kokkos::View<const T**, Kokkos::LayoutRight, Mem>;
   using Scratch = Kokkos::View<T*, typename Exec::scratch_memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
-  CGState<T, Mem> st;
-  Kokkos::View<T*, Mem> r;
-  Kokkos::View<const T*, Mem> src, q;
-  Kokkos::View<T*, Mem> z;
-  Factor a, w, cp;
-  Kokkos::View<const int*, Mem> starts;  // empty: every line has g.len rows
+  using D = LineData<T, Mem>;
+  using D::a;
+  using D::cp;
+  using D::mode;
+  using D::r;
+  using D::st;
+  using D::w;
+  using D::z;
   LineGeometry g;
-  int nlines = 0, mode = kLineApply;
-  bool shared = true;
 
   /// Exclusive scan of the affine maps v -> val + slope v over the chunks of
   /// one line (forward: from chunk 0 up; else from the last chunk down):
@@ -660,15 +688,13 @@ struct LineKernel {
     const int ts = m.team_size(), me = m.team_rank();
     const int grp = me / g.tl, t = me % g.tl;
     const int s = m.league_rank() * g.lpt + grp;
-    const bool live = s < nlines;
     const int pad = g.padded();
     Scratch buf(m.team_scratch(g.level), 2 * g.lpt * pad + 4 * ts);
     T* const d = buf.data() + grp * pad;              // the rhs
     T* const x = buf.data() + (g.lpt + grp) * pad;    // y, then the solution
     const Scratch sg(buf.data() + 2 * g.lpt * pad, 2 * ts), sv(buf.data() + 2 * g.lpt * pad + 2 * ts, 2 * ts);
-    const int i0 = !live ? 0 : (starts.extent(0) > 0 ? starts(s) : s * g.len);
-    const int len = !live ? 0 : (starts.extent(0) > 0 ? starts(s + 1) - i0 : g.len);
-    const int f = shared ? 0 : (live ? s : 0);
+    int i0, len, f;
+    this->line(s, i0, len, f);
     auto slot = [&](const int j) { return j + (j >> g.lc); };
     T rr = 0, rz = 0;
     // the rhs into scratch, four rows a thread at a time: their loads are
@@ -678,7 +704,7 @@ struct LineKernel {
       T v[B];
       for (int u = 0; u < B; ++u) {
         const int j = j0 + u * g.tl, i = i0 + j;
-        if (j < len) v[u] = mode == kLineApply ? src(i) : (mode == kLineStart ? src(i) - q(i) : r(i) - alpha * q(i));
+        if (j < len) v[u] = this->rhs(i, alpha);
       }
       for (int u = 0; u < B; ++u) {
         const int j = j0 + u * g.tl;
@@ -737,37 +763,31 @@ struct LineKernel {
     sums.rr += rr;
     sums.rz += rz;
   }
-  KOKKOS_INLINE_FUNCTION void init(CGSums<T>& s) const { s = CGSums<T>(); }
-  KOKKOS_INLINE_FUNCTION void join(CGSums<T>& x, const CGSums<T>& y) const { x += y; }
-  KOKKOS_INLINE_FUNCTION void join(volatile CGSums<T>& x, const volatile CGSums<T>& y) const { x += y; }
 };
 
 /// LineKernel's work on CPUs: W lines a work item, their Thomas recurrences
 /// interleaved (W independent dependency chains; one line at a time is bound
 /// by the latency of its recurrence), forward into z and backward in place.
 template <class T, class Mem, int W>
-struct LineLanes {
-  using value_type = CGSums<T>;
-  CGState<T, Mem> st;
-  Kokkos::View<T*, Mem> r;
-  Kokkos::View<const T*, Mem> src, q;
-  Kokkos::View<T*, Mem> z;
-  Kokkos::View<const T**, Kokkos::LayoutRight, Mem> a, w, cp;  // one chunk a line: row j at column j
-  Kokkos::View<const int*, Mem> starts;                         // empty: every line has len rows
-  int len = 0, nlines = 0, mode = kLineApply;
-  bool shared = true;
+struct LineLanes : LineData<T, Mem> {  // one chunk a line: factor row j at column j
+  using D = LineData<T, Mem>;
+  using D::a;
+  using D::cp;
+  using D::len;
+  using D::mode;
+  using D::q;
+  using D::r;
+  using D::shared;
+  using D::src;
+  using D::st;
+  using D::w;
+  using D::z;
 
   KOKKOS_INLINE_FUNCTION void operator()(const int item, CGSums<T>& sums) const {
     if (mode == kLineIterate && !st.ran(st.k)) return;
     const T alpha = mode == kLineIterate ? st.alpha(st.k) : T(0);
     int i0[W], ln[W], f[W];
-    for (int l = 0; l < W; ++l) {
-      const int s = item * W + l;
-      const bool live = s < nlines;
-      i0[l] = !live ? 0 : (starts.extent(0) > 0 ? starts(s) : s * len);
-      ln[l] = !live ? 0 : (starts.extent(0) > 0 ? starts(s + 1) - i0[l] : len);
-      f[l] = shared || !live ? 0 : s;
-    }
+    for (int l = 0; l < W; ++l) this->line(item * W + l, i0[l], ln[l], f[l]);
     T rr = 0, rz = 0, y[W];
     for (int l = 0; l < W; ++l) y[l] = 0;
     bool full = shared;
@@ -781,7 +801,7 @@ struct LineLanes {
         T r1 = 0, r2 = 0, r3 = 0;
         int i = i0[0];
         auto row = [&](const int ii, T& acc) {
-          const T v = mode == kLineStart ? src(ii) - q(ii) : r(ii) - alpha * q(ii);
+          const T v = this->rhs(ii, alpha);
           r(ii) = v;
           acc += v * v;
         };
@@ -822,7 +842,7 @@ struct LineLanes {
       for (int l = 0; l < W; ++l)
         if (j < ln[l]) {
           const int i = i0[l] + j;
-          const T v = mode == kLineApply ? src(i) : (mode == kLineStart ? src(i) - q(i) : r(i) - alpha * q(i));
+          const T v = this->rhs(i, alpha);
           if (mode != kLineApply) r(i) = v;
           rr += v * v;
           y[l] = (v - a(f[l], j) * y[l]) * w(f[l], j);
@@ -840,9 +860,6 @@ struct LineLanes {
     sums.rr += rr;
     sums.rz += rz;
   }
-  KOKKOS_INLINE_FUNCTION void init(CGSums<T>& s) const { s = CGSums<T>(); }
-  KOKKOS_INLINE_FUNCTION void join(CGSums<T>& x, const CGSums<T>& y) const { x += y; }
-  KOKKOS_INLINE_FUNCTION void join(volatile CGSums<T>& x, const volatile CGSums<T>& y) const { x += y; }
 };
 
 /// The line preconditioner: the tridiagonal part of a CDS matrix split where
@@ -967,17 +984,17 @@ class LineSolver {
   void run(const Exec& exec, int mode, const CGState<T, Mem>& st, const Kokkos::View<T*, Mem>& r,
            const Kokkos::View<const T*, Mem>& src, const Kokkos::View<const T*, Mem>& q,
            const Kokkos::View<T*, Mem>& z, const Kokkos::View<CGSums<T>, Mem>& sum) const {
+    const LineData<T, Mem> data{st, r, src, q, z, a_, w_, cp_, starts_, len_, nlines_, mode, shared_};
     if constexpr (!is_device_exec<Exec>::value) {
       if (!forced_) {
         // CPUs: 8 lines a thread, interleaved (one line a thread: 1.8x slower)
         constexpr int W = 8;
-        Kokkos::parallel_reduce("kband::cg::line", Range<Exec>(exec, 0, (nlines_ + W - 1) / W),
-                                LineLanes<T, Mem, W>{st, r, src, q, z, a_, w_, cp_, starts_, len_, nlines_, mode, shared_},
+        Kokkos::parallel_reduce("kband::cg::line", Range<Exec>(exec, 0, (nlines_ + W - 1) / W), LineLanes<T, Mem, W>{data},
                                 sum);
         return;
       }
     }
-    launch(exec, LineKernel<Exec, T, Mem>{st, r, src, q, z, a_, w_, cp_, starts_, geom_, nlines_, mode, shared_}, sum);
+    launch(exec, LineKernel<Exec, T, Mem>{data, geom_}, sum);
   }
 
   template <class Exec, class K>
