@@ -12,7 +12,9 @@
 //  * bandwidth: 2 elements per point (read the input, write the result: the
 //    minimum data movement) over the STREAM copy measured by every rank at
 //    once on its own points.
-// Times are the maximum over the ranks of each repetition (median reported).
+// Times are the maximum over the ranks of each repetition (median reported);
+// a repetition times --calls applies in a row (one fence at the end, the
+// sustained time per call of a time loop) and, separately, a single call.
 // After timing, every rank checks the residual of the tridiagonal systems
 // (A y - rhs(f), with halos of f and y exchanged): outputs are poisoned with
 // NaN before the warm-up; a failed check exits 1.
@@ -40,6 +42,7 @@ struct Options {
   std::string grid = "line";  // line: 1D along the direction; 3d: MPI_Dims_create
   std::string path = "auto";
   int reps = kDevice ? 10 : 5;
+  int calls = kDevice ? 10 : 2;  // back-to-back calls per timed repetition
   int warmup = 2;
   std::string json = "kband-bench-mpi.json";
   bool quick = false;
@@ -61,10 +64,13 @@ void usage(const char* prog) {
       "                    on one node)\n"
       "  --precision P     double (default) or float\n"
       "  --reps R          timed repetitions (default %d), --warmup W (default 2)\n"
+      "  --calls C         back-to-back calls per repetition, one fence at the end\n"
+      "                    (default %d): the sustained time per call, as a time\n"
+      "                    loop sees it; single calls are timed and reported too\n"
       "  --json FILE       JSON output (default kband-bench-mpi.json; 'none' = off)\n"
       "  --quick           smoke run: N = 96, x only, 2 reps\n"
       "  --help            this text\n",
-      prog, kDevice ? "512" : "128", kDevice ? 10 : 5);
+      prog, kDevice ? "512" : "128", kDevice ? 10 : 5, kDevice ? 10 : 2);
 }
 
 std::vector<std::string> split(const std::string& s) {
@@ -115,6 +121,8 @@ bool parse(int argc, char** argv, Options& o) {
       if (o.precision != "double" && o.precision != "float") throw std::invalid_argument("--precision: double or float");
     } else if (a == "--reps") {
       o.reps = std::atoi(value().c_str());
+    } else if (a == "--calls") {
+      o.calls = std::atoi(value().c_str());
     } else if (a == "--warmup") {
       o.warmup = std::atoi(value().c_str());
     } else if (a == "--json") {
@@ -129,10 +137,12 @@ bool parse(int argc, char** argv, Options& o) {
     if (o.ns.empty()) o.ns = {96};
     o.dirs = {Direction::X};
     o.reps = 2;
+    o.calls = 2;
     o.warmup = 1;
   }
   if (o.ns.empty()) o.ns = {kDevice ? 512 : 128};
   if (o.reps < 1) throw std::invalid_argument("--reps must be >= 1");
+  if (o.calls < 1) throw std::invalid_argument("--calls must be >= 1");
   return true;
 }
 
@@ -204,7 +214,8 @@ double max_over_ranks(double v, MPI_Comm comm) {
 }
 
 struct Measured {
-  Stats total;                                           // seconds per call
+  Stats total;                                           // seconds per call, calls in a row
+  Stats single;                                          // seconds of one call alone
   Stats halo, decouple, boundary, substitute, comm;      // fenced phases
   CopyReference copy;                                    // slowest rank's copy
   double residual = 0;
@@ -242,20 +253,25 @@ Measured measure(const Options& o, const kband::mpi::CartGrid& grid, Direction d
                        FillLines<T>{in, 0x1234u + static_cast<std::uint64_t>(grid.rank())});
   Kokkos::parallel_for("kband_bench::poison", Policy(exec, 0, flat), PoisonLines<T>{out, std::numeric_limits<T>::quiet_NaN()});
   exec.fence();
-  auto timed = [&](auto&& body) {
+  // One sample: `calls` applies in a row, one fence at the end, seconds per
+  // call; the slowest rank counts. A lone call also pays the launch latency
+  // and the ranks' skew leaving the barrier; calls in a row (a time loop)
+  // overlap the next call's launch with this one's kernels.
+  auto timed = [&](int calls) {
     std::vector<double> t;
     for (int r = 0; r < o.warmup + o.reps; ++r) {
       exec.fence();
       MPI_Barrier(comm);
       Kokkos::Timer timer;
-      body();
+      for (int c = 0; c < calls; ++c) op.apply(exec, in, out);
       exec.fence();
-      const double dt = max_over_ranks(timer.seconds(), comm);
+      const double dt = max_over_ranks(timer.seconds(), comm) / calls;
       if (r >= o.warmup) t.push_back(dt);
     }
     return stats_of(t);
   };
-  m.total = timed([&] { op.apply(exec, in, out); });
+  m.total = timed(o.calls);
+  m.single = o.calls == 1 ? m.total : timed(1);
   {  // phases, fenced one by one (each maximum over the ranks)
     std::vector<double> th, td, tb, ts, tc;
     for (int r = 0; r < o.warmup + o.reps; ++r) {
@@ -317,7 +333,7 @@ Row make_row(const Options& o, const std::string& algo, const Measured& m, int N
   finish_row(r, m.total, m.copy);
   r.residual = m.residual;
   r.status = m.ok ? "ok" : "FAIL";
-  r.note = kband::impl::concat("N=", N, " comm ", fmt("%.3g", m.comm.med * 1e3), " ms (halo ",
+  r.note = kband::impl::concat("N=", N, " single call ", fmt("%.4g", m.single.med * 1e3), " ms; comm ", fmt("%.3g", m.comm.med * 1e3), " ms (halo ",
                                fmt("%.3g", m.halo.med * 1e3), ", boundary ", fmt("%.3g", m.boundary.med * 1e3),
                                "), decouple ", fmt("%.3g", m.decouple.med * 1e3), " ms, substitute ",
                                fmt("%.3g", m.substitute.med * 1e3), " ms");
@@ -357,8 +373,9 @@ int run(const Options& o, Meta& meta, std::vector<Row>& rows, std::vector<std::s
         if (rank == 0) std::printf("distd2-%s-1rank N=%d: n/a (%s)\n", dname(dir), N, one_err.c_str());
         continue;
       }
-      double t1 = one.total.med;
-      MPI_Bcast(&t1, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+      double t1s[2] = {one.total.med, one.single.med};
+      MPI_Bcast(t1s, 2, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+      const double t1 = t1s[0], t1_single = t1s[1];
       for (int mode = 0; mode < 2; ++mode) {
         if ((mode == 0 && !o.strong) || (mode == 1 && !o.weak)) continue;
         const char* mname = mode == 0 ? "strong" : "weak";
@@ -373,6 +390,7 @@ int run(const Options& o, Meta& meta, std::vector<Row>& rows, std::vector<std::s
             for (int d = 0; d < 3; ++d) global[d] *= grid.dims(static_cast<Direction>(d));
           const Measured m = measure<T>(o, grid, dir, global);
           const double eff = mode == 0 ? t1 / (P * m.total.med) : t1 / m.total.med;
+          const double eff_single = mode == 0 ? t1_single / (P * m.single.med) : t1_single / m.single.med;
           failed += !m.ok;
           if (rank == 0) {
             Row r = make_row(o, algo, m, N);
@@ -384,7 +402,10 @@ int run(const Options& o, Meta& meta, std::vector<Row>& rows, std::vector<std::s
                                                   fmt("%.1f", 100 * eff), "% (t1 ", fmt("%.4g", t1 * 1e3), " ms, tP ",
                                                   fmt("%.4g", m.total.med * 1e3), " ms, comm ",
                                                   fmt("%.4g", m.comm.med * 1e3), " ms, ",
-                                                  m.path, ")"));
+                                                  m.path, ", ", o.calls, " calls in a row; single calls ",
+                                                  fmt("%.1f", 100 * eff_single), "%: t1 ",
+                                                  fmt("%.4g", t1_single * 1e3), " ms, tP ",
+                                                  fmt("%.4g", m.single.med * 1e3), " ms)"));
           }
         } catch (const kband::Error& e) {  // collective: every rank lands here
           if (rank == 0) std::printf("%-34s N=%d: n/a (%s)\n", algo.c_str(), N, e.what());
