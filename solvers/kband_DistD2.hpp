@@ -207,6 +207,7 @@ class DistD2Plan {
     d.sc = upload(p.sc, "kband::distd2::sc");
     d.w = upload(p.w, "kband::distd2::w");
     d.G = static_cast<T>(p.G);
+    impl::distd2_lean_rows(p, d);
   }
 
   int n() const { return data_.n; }
@@ -307,6 +308,11 @@ void distd2_launch(const char* fn, const Exec& exec, const DistD2Geometry& g, co
 
 /// Register cap of the substitution kernels (see distd2_launch).
 constexpr int kDistD2SweepMinBlocks = 4;
+/// Register cap of the decoupling kernels (0: none).
+#ifndef KBAND_DISTD2_DECOUPLE_MIN_BLOCKS
+#define KBAND_DISTD2_DECOUPLE_MIN_BLOCKS 0
+#endif
+constexpr int kDistD2DecoupleMinBlocks = KBAND_DISTD2_DECOUPLE_MIN_BLOCKS;
 
 template <class Exec, class T, int SZ, class Mem>
 void distd2_substitute_impl(const char* fn, const Exec& exec, const DistD2Plan<T, Mem>& plan,
@@ -343,12 +349,12 @@ void distd2_decouple_impl(const char* fn, const Exec& exec, const DistD2Plan<T, 
   const bool ends = first != nullptr, ends_d = ends && first->n() == 3;
   const auto fv = ends ? first->view() : bnd.view(), lv = ends ? last->view() : bnd.view();
   if (g.scratch)
-    distd2_launch(fn, exec, g,
+    distd2_launch<kDistD2DecoupleMinBlocks>(fn, exec, g,
                   DistD2DecoupleKernel<Exec, T, SZ, Mem, S::W, S::U, Local, true>{
                       d, in.view(), lo, hi, out.view(), bnd.view(), row0, nsys, P, Q, det_inv, zero_halo, ends, fv,
                       lv, ends_d});
   else
-    distd2_launch(fn, exec, g,
+    distd2_launch<kDistD2DecoupleMinBlocks>(fn, exec, g,
                   DistD2DecoupleKernel<Exec, T, SZ, Mem, S::W, S::U, Local, false>{
                       d, in.view(), lo, hi, out.view(), bnd.view(), row0, nsys, P, Q, det_inv, zero_halo, ends, fv,
                       lv, ends_d});

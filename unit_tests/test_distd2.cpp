@@ -336,6 +336,43 @@ TEST(DistD2Phases, OneMessagePerNeighbourEveryOperator) {
       }
 }
 
+// Long subdomains run most rows as lean blocks (DistD2Data::lean: scalar
+// coefficients where the elimination has converged and the end couplings are
+// below epsilon / 64); GPUs take whole blocks of 16 rows, so the subdomains
+// here hold several, with block boundaries falling anywhere in the window.
+TEST(DistD2Lean, WindowOfTheFirstDerivative) {
+  Exec exec;
+  const CompactScheme op = make_scheme(CompactOperator::FirstDerivative, true, 512);
+  const DistD2Plan<double> p256(exec, op, 256, DistD2Position::Interior);
+  const auto& d = p256.data();
+  // rho = 0.382 for alpha = 1/3: the couplings fall below 2^-58 after about 42 rows
+  EXPECT_GE(d.lean_lo, 30);
+  EXPECT_LE(d.lean_lo, 60);
+  EXPECT_GE(d.lean_hi, 200);
+  EXPECT_LE(d.lean_hi, 253);
+  const DistD2Plan<double> p48(exec, op, 48, DistD2Position::Interior);
+  EXPECT_GT(p48.data().lean_lo, p48.data().lean_hi) << "48 rows leave no row that is lean";
+}
+
+TEST(DistD2Lean, LongSubdomainsEveryOperator) {
+  const CompactOperator ops[] = {CompactOperator::FirstDerivative, CompactOperator::SecondDerivative,
+                                 CompactOperator::Interpolation, CompactOperator::StaggeredDerivative};
+  for (CompactOperator o : ops)
+    for (bool per : {true, false}) {
+      if (!per && (o == CompactOperator::Interpolation || o == CompactOperator::StaggeredDerivative)) continue;
+      check_split<double, kSZ>({o, per, {517}}, kSZ + 7);
+      check_split<double, kSZ>({o, per, {256, 301, 179}}, 2 * kSZ + 1);
+      check_split<float, kOtherSZ>({o, per, {133, 250}}, 3);
+    }
+  for (bool per : {true, false})
+    for (CompactOperator o : {CompactOperator::FirstDerivative, CompactOperator::SecondDerivative}) {
+      const std::vector<int> len{211, 256};
+      run_phases<double, kSZ>(make_scheme(o, per, 467), len, kSZ + 3, true);
+      run_one_message<double, kSZ>(make_scheme(o, per, 467), len, kSZ + 3);
+      run_one_message<float, kOtherSZ>(make_scheme(o, per, 467), len, 5);
+    }
+}
+
 TEST(DistD2Phases, OneMessageRefusesShortSubdomains) {
   Exec exec;
   const auto op = make_scheme(CompactOperator::FirstDerivative, true, 24);

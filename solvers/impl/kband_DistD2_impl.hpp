@@ -104,6 +104,12 @@ DistD2Pre distd2_preprocess(const Scheme& s, int n, bool lo_closed, bool hi_clos
 }
 
 /// Preprocessed arrays of one subdomain on the memory space.
+/// Lean rows lean_lo .. lean_hi: away from both ends the elimination has
+/// converged and the couplings to the ends have died out -- f_j, r_j, sc_j
+/// equal lean_f, lean_r, lean_sc exactly (in T) and |sa_j|, |w_j|, |g_j| are
+/// below epsilon / 64 -- so a block of lean rows runs the plain recurrences
+/// d_j = f (rhs_j - r d_{j-1}) and x_j = d_j - sc x_{j+1} with scalar
+/// coefficients: no per-row coefficient loads, fewer registers.
 template <class T, class Mem>
 struct DistD2Data {
   Kokkos::View<T*, Mem> f, r, g, sa, sc, w;
@@ -111,7 +117,40 @@ struct DistD2Data {
   T G = 0;
   int n = 0;
   bool lo_closed = false, hi_closed = false;  // closure rows at local 0,1 / n-2,n-1
+  int lean_lo = 1 << 30, lean_hi = -1;        // empty unless set by distd2_lean_rows
+  T lean_f = 0, lean_r = 0, lean_sc = 0;
+  /// Are rows a .. b (a <= b) all lean?
+  KOKKOS_INLINE_FUNCTION bool lean(const int a, const int b) const { return a >= lean_lo && b <= lean_hi; }
 };
+
+/// The lean rows of a preprocessed subdomain (DistD2Data): the widest run of
+/// rows around the middle, within 2 .. n-3, where the coefficients in T
+/// equal those of the middle row and the end couplings are below eps / 64.
+template <class T, class Mem>
+void distd2_lean_rows(const DistD2Pre& p, DistD2Data<T, Mem>& d) {
+  const int n = d.n;
+  d.lean_lo = 1 << 30;
+  d.lean_hi = -1;
+  if (n < 8) return;
+  const long double thr = static_cast<long double>(std::numeric_limits<T>::epsilon()) / 64;
+  const long double gthr = thr * std::max<long double>(1, std::fabs(p.g[0]));
+  const int mid = n / 2;
+  const T F = static_cast<T>(p.f[mid]), R = static_cast<T>(p.r[mid]), C = static_cast<T>(p.sc[mid]);
+  auto ok = [&](int j) {
+    return j >= 2 && j <= n - 3 && static_cast<T>(p.f[j]) == F && static_cast<T>(p.r[j]) == R &&
+           static_cast<T>(p.sc[j]) == C && std::fabs(p.sa[j]) <= thr && std::fabs(p.w[j]) <= thr &&
+           std::fabs(p.g[j]) <= gthr;
+  };
+  if (!ok(mid)) return;
+  int lo = mid, hi = mid;
+  while (ok(lo - 1)) --lo;
+  while (ok(hi + 1)) ++hi;
+  d.lean_lo = lo;
+  d.lean_hi = hi;
+  d.lean_f = F;
+  d.lean_r = R;
+  d.lean_sc = C;
+}
 
 template <class T, int SZ, class Mem>
 using GroupedView = typename GroupedBatch<T, SZ, Mem>::view_type;
@@ -152,14 +191,40 @@ struct DistD2Geometry {
 /// its remainder, not one per row). HC: d_j + w_j hc first (the halos'
 /// share of d, distd2_add_halos), and d_{n-2} + dn2 (the share's row n-2
 /// term, added here so that no store precedes the first block's loads).
+/// Rows per block of the DistD2 kernels outside the lean stretch (GPUs:
+/// KBAND_DISTD2_UNROLL_FULL, default half of U; those blocks hold three
+/// coefficients a row in registers).
+template <int U>
+struct DistD2FullRows {
+#ifdef KBAND_DISTD2_UNROLL_FULL
+  static constexpr int value = U > 1 ? KBAND_DISTD2_UNROLL_FULL : 1;
+#else
+  static constexpr int value = U > 1 ? U / 2 : 1;
+#endif
+  static_assert(value >= 1 && value <= U, "KBAND_DISTD2_UNROLL_FULL must lie in 1 .. KBAND_DISTD2_UNROLL");
+};
+
 template <class T, class Mem, int W, int U, bool HC = false>
 struct DistD2Sweep {
-  template <bool Part, bool First>
+  /// Lean rows jb-U+1 .. jb (DistD2Data::lean): x_j = d_j - sc x_{j+1}.
+  KOKKOS_INLINE_FUNCTION static void lean_rows(const DistD2Data<T, Mem>& p, const T* src, size_t srow, T* dst,
+                                               size_t drow, int nlc, int jb, T (&xn)[W]) {
+    T dv[U][W];
+    const T c = p.lean_sc;
+    for (int u = 0; u < U; ++u)
+      for (int l = 0; l < nlc; ++l) dv[u][l] = src[(jb - u) * srow + l];
+    for (int u = 0; u < U; ++u)
+      for (int l = 0; l < nlc; ++l) {
+        xn[l] = dv[u][l] - c * xn[l];
+        dst[(jb - u) * drow + l] = xn[l];
+      }
+  }
+  template <int UU, bool Part, bool First>
   KOKKOS_INLINE_FUNCTION static void rows(const DistD2Data<T, Mem>& p, const T* src, size_t srow, T* dst,
                                           size_t drow, int nlc, int jb, int cnt, const T (&s)[W], T (&xn)[W],
                                           const T (&hc)[W], const T (&dn2)[W]) {
-    T dv[U][W], av[U], cv[U];
-    for (int u = 0; u < U; ++u) {
+    T dv[UU][W], av[UU], cv[UU];
+    for (int u = 0; u < UU; ++u) {
       if (Part && u >= cnt) continue;
       av[u] = p.sa(jb - u);
       cv[u] = p.sc(jb - u);
@@ -169,7 +234,7 @@ struct DistD2Sweep {
         if (HC && First && u == 0) dv[u][l] += dn2[l];
       }
     }
-    for (int u = 0; u < U; ++u) {
+    for (int u = 0; u < UU; ++u) {
       if (Part && u >= cnt) continue;
       for (int l = 0; l < nlc; ++l) {
         xn[l] = dv[u][l] - av[u] * s[l] - cv[u] * xn[l];
@@ -177,22 +242,33 @@ struct DistD2Sweep {
       }
     }
   }
+  /// Lean stretches in blocks of U rows, the rest in blocks of UF (fewer
+  /// registers for the blocks that load three coefficients a row).
   KOKKOS_INLINE_FUNCTION static void run(const DistD2Data<T, Mem>& p, const T* src, size_t srow, T* dst,
                                          size_t drow, int nlc, const T (&s)[W], T (&xn)[W], const T (&hc)[W],
                                          const T (&dn2)[W]) {
+    constexpr int UF = DistD2FullRows<U>::value;
     const int n = p.n;
     T e[W];
     for (int l = 0; l < nlc; ++l) e[l] = xn[l];
     int j = n - 2;
-    if (j - U + 1 >= 1) {
-      rows<false, true>(p, src, srow, dst, drow, nlc, j, U, s, xn, hc, dn2);
-      j -= U;
+    if (j - UF + 1 >= 1) {
+      rows<UF, false, true>(p, src, srow, dst, drow, nlc, j, UF, s, xn, hc, dn2);
+      j -= UF;
     } else if (j >= 1) {
-      rows<true, true>(p, src, srow, dst, drow, nlc, j, j, s, xn, hc, dn2);
+      rows<UF, true, true>(p, src, srow, dst, drow, nlc, j, j, s, xn, hc, dn2);
       j = 0;
     }
-    for (; j - U + 1 >= 1; j -= U) rows<false, false>(p, src, srow, dst, drow, nlc, j, U, s, xn, hc, dn2);
-    if (j >= 1) rows<true, false>(p, src, srow, dst, drow, nlc, j, j, s, xn, hc, dn2);
+    while (j - UF + 1 >= 1) {
+      if (j - U + 1 >= 1 && p.lean(j - U + 1, j)) {
+        lean_rows(p, src, srow, dst, drow, nlc, j, xn);
+        j -= U;
+      } else {
+        rows<UF, false, false>(p, src, srow, dst, drow, nlc, j, UF, s, xn, hc, dn2);
+        j -= UF;
+      }
+    }
+    if (j >= 1) rows<UF, true, false>(p, src, srow, dst, drow, nlc, j, j, s, xn, hc, dn2);
     for (int l = 0; l < nlc; ++l) {
       dst[(n - 1) * drow + l] = e[l];
       dst[l] = s[l];
@@ -255,9 +331,10 @@ struct DistD2DecoupleKernel {
     const T* c = p.stencil.interior;
     const T c0 = c[0], c1 = c[1], c2 = c[2], c3 = c[3], c4 = c[4];
     if (W > 1) {
+      const bool lean = p.lean(jb, jb + UU - 1);
       for (int u = 0; u < UU; ++u) {
         const int j = jb + u;
-        const T fj = p.f(j), rj = p.r(j), gj = p.g(j);
+        const T fj = lean ? p.lean_f : p.f(j), rj = lean ? p.lean_r : p.r(j), gj = lean ? T(0) : p.g(j);
         const T* x = &in(g, row0 + j - 2, l0);
         T* y = ds + j * drow;
         for (int l = 0; l < nlc; ++l) {
@@ -295,14 +372,31 @@ struct DistD2DecoupleKernel {
   /// U rows, win[0..3] = x_{jb-2} .. x_{jb+1} carried in registers. Tail: the
   /// block holds the last cnt <= U rows; loads and stores are predicated and
   /// the points past row n-1 come from hi (or are zero).
-  template <bool Tail>
+  /// A block of U lean rows jb .. jb+U-1 (DistD2Data::lean): scalar
+  /// coefficients, no share of D_0.
+  KOKKOS_INLINE_FUNCTION void stream_lean(const int g, const int l, const int jb, T* ds, const size_t drow,
+                                          T (&win)[4], T& dprev) const {
+    const T* c = p.stencil.interior;
+    const T c0 = c[0], c1 = c[1], c2 = c[2], c3 = c[3], c4 = c[4], F = p.lean_f, R = p.lean_r;
+    T v[U + 4];
+    for (int u = 0; u < U; ++u) v[u + 4] = in(g, row0 + jb + 2 + u, l);
+    for (int q = 0; q < 4; ++q) v[q] = win[q];
+    for (int u = 0; u < U; ++u) {
+      const T rhs = c0 * v[u] + c1 * v[u + 1] + c2 * v[u + 2] + c3 * v[u + 3] + c4 * v[u + 4];
+      dprev = F * (rhs - R * dprev);
+      ds[(jb + u) * drow] = dprev;
+    }
+    for (int q = 0; q < 4; ++q) win[q] = v[U + q];
+  }
+
+  template <int UU, bool Tail>
   KOKKOS_INLINE_FUNCTION void stream(const int g, const int l, const int jb, const int cnt, T* ds,
                                      const size_t drow, T (&win)[4], T& dprev, T& dot) const {
     const int n = p.n;
     const T* c = p.stencil.interior;
     const T c0 = c[0], c1 = c[1], c2 = c[2], c3 = c[3], c4 = c[4];
-    T v[U + 4], fv[U], rv[U], gv[U];
-    for (int u = 0; u < U; ++u) {
+    T v[UU + 4], fv[UU], rv[UU], gv[UU];
+    for (int u = 0; u < UU; ++u) {
       if (Tail && u >= cnt) {
         v[u + 4] = fv[u] = rv[u] = gv[u] = T(0);
         continue;
@@ -314,7 +408,7 @@ struct DistD2DecoupleKernel {
       v[u + 4] = (!Tail || q < n) ? in(g, row0 + q, l) : (zero_halo ? T(0) : hi(g, q - n, l));
     }
     for (int q = 0; q < 4; ++q) v[q] = win[q];
-    for (int u = 0; u < U; ++u) {
+    for (int u = 0; u < UU; ++u) {
       if (Tail && u >= cnt) continue;
       const T rhs = c0 * v[u] + c1 * v[u + 1] + c2 * v[u + 2] + c3 * v[u + 3] + c4 * v[u + 4];
       const T d = fv[u] * (rhs - rv[u] * dprev);
@@ -322,8 +416,8 @@ struct DistD2DecoupleKernel {
       dot += gv[u] * d;
       dprev = d;
     }
-    if (!Tail || cnt == U)
-      for (int q = 0; q < 4; ++q) win[q] = v[U + q];
+    if (!Tail || cnt == UU)
+      for (int q = 0; q < 4; ++q) win[q] = v[UU + q];
   }
 
   KOKKOS_INLINE_FUNCTION void operator()(const member_type& m) const {
@@ -349,8 +443,17 @@ struct DistD2DecoupleKernel {
     if (W == 1 && !p.lo_closed && !p.hi_closed) {
       T win[4] = {point(g, l0, -2), point(g, l0, -1), in(g, row0, l0), in(g, row0 + 1, l0)};
       int j = 0;
-      for (; j + U + 2 <= n; j += U) stream<false>(g, l0, j, U, ds, drow, win, dprev[0], dot[0]);
-      for (; j < n; j += U) stream<true>(g, l0, j, n - j < U ? n - j : U, ds, drow, win, dprev[0], dot[0]);
+      constexpr int UF = DistD2FullRows<U>::value;  // rows per block outside the lean stretch
+      while (j + UF + 2 <= n) {
+        if (j + U + 2 <= n && p.lean(j, j + U - 1)) {
+          stream_lean(g, l0, j, ds, drow, win, dprev[0]);
+          j += U;
+        } else {
+          stream<UF, false>(g, l0, j, UF, ds, drow, win, dprev[0], dot[0]);
+          j += UF;
+        }
+      }
+      for (; j < n; j += UF) stream<UF, true>(g, l0, j, n - j < UF ? n - j : UF, ds, drow, win, dprev[0], dot[0]);
     } else {
       const int e0 = n < 2 ? n : 2;
       for (int j = 0; j < e0; ++j) edge_row(g, l0, nlc, j, ds, drow, dprev, dot);
@@ -359,7 +462,8 @@ struct DistD2DecoupleKernel {
         T win[4][W] = {};
         if (W == 1)
           for (int q = 0; q < 4; ++q) win[q][0] = point(g, l0, q);
-        for (; j + U <= n - 2; j += U) bulk<U>(g, l0, nlc, j, ds, drow, win, dprev, dot);
+        constexpr int UB = W == 1 ? DistD2FullRows<U>::value : U;  // GPUs: the register budget of the stream
+        for (; j + UB <= n - 2; j += UB) bulk<UB>(g, l0, nlc, j, ds, drow, win, dprev, dot);
         for (; j < n - 2; ++j) bulk<1>(g, l0, nlc, j, ds, drow, win, dprev, dot);
       }
       for (j = j > n - 2 ? j : n - 2; j < n; ++j) edge_row(g, l0, nlc, j, ds, drow, dprev, dot);
