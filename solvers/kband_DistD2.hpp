@@ -297,14 +297,20 @@ struct distd2_shape {
 /// 1.19-1.14x; the decoupling kernels ran slower capped (1.09 -> 1.19x at
 /// n = 128) and keep their registers.
 template <int MinBlocks = 0, class Exec, class F>
-void distd2_launch(const char* fn, const Exec& exec, const DistD2Geometry& g, const F& f) {
+void distd2_launch(const char* fn, const Exec& exec, const DistD2Geometry& g, const F& f, int occupancy = 0) {
   if (g.league == 0) return;
   using Policy = typename std::conditional<MinBlocks == 0, impl::Team<Exec>,
                                            impl::Team<Exec, Kokkos::LaunchBounds<128, MinBlocks>>>::type;
   Policy policy(exec, g.league, g.team_size);
   if (g.scratch) policy.set_scratch_size(0, Kokkos::PerTeam(g.scratch_bytes));
-  Kokkos::parallel_for(fn, policy, f);
+  if (occupancy > 0)
+    Kokkos::parallel_for(fn, Kokkos::Experimental::prefer(policy, Kokkos::Experimental::DesiredOccupancy(occupancy)), f);
+  else
+    Kokkos::parallel_for(fn, policy, f);
 }
+#ifndef KBAND_DISTD2_LOCAL_OCCUPANCY
+#define KBAND_DISTD2_LOCAL_OCCUPANCY 0
+#endif
 
 /// Register cap of the substitution kernels (see distd2_launch).
 constexpr int kDistD2SweepMinBlocks = 4;
@@ -348,6 +354,7 @@ void distd2_decouple_impl(const char* fn, const Exec& exec, const DistD2Plan<T, 
   const auto hi = d.hi_closed ? in.view() : halo_hi.view();
   const bool ends = first != nullptr, ends_d = ends && first->n() == 3;
   const auto fv = ends ? first->view() : bnd.view(), lv = ends ? last->view() : bnd.view();
+  const int occ = Local && S::device ? KBAND_DISTD2_LOCAL_OCCUPANCY : 0;
   if (g.scratch)
     distd2_launch<kDistD2DecoupleMinBlocks>(fn, exec, g,
                   DistD2DecoupleKernel<Exec, T, SZ, Mem, S::W, S::U, Local, true>{
@@ -357,7 +364,7 @@ void distd2_decouple_impl(const char* fn, const Exec& exec, const DistD2Plan<T, 
     distd2_launch<kDistD2DecoupleMinBlocks>(fn, exec, g,
                   DistD2DecoupleKernel<Exec, T, SZ, Mem, S::W, S::U, Local, false>{
                       d, in.view(), lo, hi, out.view(), bnd.view(), row0, nsys, P, Q, det_inv, zero_halo, ends, fv,
-                      lv, ends_d});
+                      lv, ends_d}, occ);
 }
 
 /// Checks shared by the phases: a built plan, the subdomain's rows in the

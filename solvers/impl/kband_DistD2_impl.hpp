@@ -204,6 +204,18 @@ struct DistD2FullRows {
   static_assert(value >= 1 && value <= U, "KBAND_DISTD2_UNROLL_FULL must lie in 1 .. KBAND_DISTD2_UNROLL");
 };
 
+#ifndef KBAND_DISTD2_REVERSE
+#define KBAND_DISTD2_REVERSE 0
+#endif
+/// Work item of a substitution kernel: teams in reverse order when
+/// KBAND_DISTD2_REVERSE, so that the first teams to run take the lines the
+/// decoupling wrote last (their rows still in cache).
+template <class Member>
+KOKKOS_INLINE_FUNCTION int distd2_sweep_item(const Member& m) {
+  const int t = KBAND_DISTD2_REVERSE ? m.league_size() - 1 - m.league_rank() : m.league_rank();
+  return t * m.team_size() + m.team_rank();
+}
+
 template <class T, class Mem, int W, int U, bool HC = false>
 struct DistD2Sweep {
   /// Lean rows jb-U+1 .. jb (DistD2Data::lean): x_j = d_j - sc x_{j+1}.
@@ -513,7 +525,7 @@ struct DistD2SubstituteKernel {
   GroupedView<T, SZ, Mem> hc;
 
   KOKKOS_INLINE_FUNCTION void operator()(const typename Kokkos::TeamPolicy<Exec>::member_type& m) const {
-    const DistD2Lanes<SZ, W> ln(m.league_rank() * m.team_size() + m.team_rank(), nsys);
+    const DistD2Lanes<SZ, W> ln(distd2_sweep_item(m), nsys);
     if (ln.nl <= 0) return;
     const int nlc = W == 1 ? 1 : ln.nl;
     const int g = ln.g, l0 = ln.l0;
@@ -624,7 +636,7 @@ struct DistD2OneMessageKernel {
   int row0, nsys;
 
   KOKKOS_INLINE_FUNCTION void operator()(const typename Kokkos::TeamPolicy<Exec>::member_type& m) const {
-    const DistD2Lanes<SZ, W> ln(m.league_rank() * m.team_size() + m.team_rank(), nsys);
+    const DistD2Lanes<SZ, W> ln(distd2_sweep_item(m), nsys);
     if (ln.nl <= 0) return;
     const int nlc = W == 1 ? 1 : ln.nl;
     const int g = ln.g, l0 = ln.l0, n = p.n;
