@@ -294,8 +294,10 @@ struct distd2_shape {
 /// (128 MinBlocks) per thread. The substitution kernels take 4 (128
 /// registers): on an H200 (double, n = 128 .. 1024) the one-message kernel
 /// otherwise took 168 registers and 1.31-1.18x the copy time, capped
-/// 1.19-1.14x; the decoupling kernels ran slower capped (1.09 -> 1.19x at
-/// n = 128) and keep their registers.
+/// 1.19-1.14x. (Before the lean rows the decoupling kernels ran slower
+/// capped, 1.09 -> 1.19x at n = 128, spilling; see
+/// KBAND_DISTD2_DECOUPLE_MIN_BLOCKS for now.) occupancy > 0: Kokkos'
+/// DesiredOccupancy hint, in percent.
 template <int MinBlocks = 0, class Exec, class F>
 void distd2_launch(const char* fn, const Exec& exec, const DistD2Geometry& g, const F& f, int occupancy = 0) {
   if (g.league == 0) return;
@@ -308,15 +310,27 @@ void distd2_launch(const char* fn, const Exec& exec, const DistD2Geometry& g, co
   else
     Kokkos::parallel_for(fn, policy, f);
 }
+/// Occupancy (percent of a multiprocessor's threads, Kokkos'
+/// DesiredOccupancy hint) of the single-subdomain solve on GPUs when its d
+/// rows go through memory: the backward pass reads back the rows the forward
+/// pass wrote last, and with fewer threads resident more of them are still
+/// in L2. On an H200 (double, n = 512, 2^18 lines; 122 registers, so 4 teams
+/// of 128 fit) 13 % (2 teams) took 1.089-1.095 ms, 19 % 1.109-1.111 ms and
+/// no hint 1.108-1.119 ms.
 #ifndef KBAND_DISTD2_LOCAL_OCCUPANCY
-#define KBAND_DISTD2_LOCAL_OCCUPANCY 0
+#define KBAND_DISTD2_LOCAL_OCCUPANCY 13
 #endif
 
 /// Register cap of the substitution kernels (see distd2_launch).
 constexpr int kDistD2SweepMinBlocks = 4;
-/// Register cap of the decoupling kernels (0: none).
+/// Register cap of the decoupling kernels (0: none). With the lean rows
+/// (DistD2Data::lean) the decoupling takes 96 registers uncapped (5 teams of
+/// 128 per multiprocessor) and 110 at 4: on an H200 at 2^18 lines of 256
+/// rows the 5 teams leave a last wave a tenth full, and the 2-GPU 512^3
+/// derivative (decoupling + substitution) took 0.6007-0.6016 ms capped
+/// against 0.6031-0.6042 ms.
 #ifndef KBAND_DISTD2_DECOUPLE_MIN_BLOCKS
-#define KBAND_DISTD2_DECOUPLE_MIN_BLOCKS 0
+#define KBAND_DISTD2_DECOUPLE_MIN_BLOCKS 4
 #endif
 constexpr int kDistD2DecoupleMinBlocks = KBAND_DISTD2_DECOUPLE_MIN_BLOCKS;
 
