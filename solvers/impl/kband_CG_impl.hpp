@@ -578,6 +578,19 @@ enum { kLineApply = 0, kLineStart = 1, kLineIterate = 2 };
 
 /// How the line kernel maps lines onto teams: `tl` threads per line, each
 /// taking a chunk of 2^lc consecutive rows; `lpt` lines per team.
+/// Rows per thread the line kernel aims for on GPUs: threads per line grow
+/// in powers of two up to 256 until a chunk holds at most 8 rows, or 16 for
+/// lines longer than 1024 rows. (H200, 2D Poisson, line preconditioner, us
+/// per iteration: 2^20 (1024-row lines) 67.2-68.3 with 8 rows (128 threads)
+/// against 68.6-69.0 with 16 (64 threads); 2^22 (2048-row lines) 464-473
+/// with 8 (256 threads), 271-272 with 16 (128 threads), 694-699 with 32.)
+#ifndef KBAND_CG_LINE_ROWS
+#define KBAND_CG_LINE_ROWS 8
+#endif
+#ifndef KBAND_CG_LONG_LINE_ROWS
+#define KBAND_CG_LONG_LINE_ROWS 16
+#endif
+
 struct LineGeometry {
   int tl = 1, lpt = 1, lc = 0, len = 0, level = 0;
   KOKKOS_INLINE_FUNCTION int team() const { return tl * lpt; }
@@ -965,15 +978,18 @@ class LineSolver {
   }
 
  private:
-  /// GPUs: chunks of about 8 rows, up to 256 threads a line, teams of at
-  /// least 128 threads (several short lines a team). CPUs: one thread a line.
+  /// GPUs: chunks of about 8 rows (16 on lines over 1024 rows; see
+  /// KBAND_CG_LINE_ROWS), up to 256 threads a line, teams of at least 128
+  /// threads (several short lines a team). CPUs: one thread a line.
   template <class Exec>
   static LineGeometry geometry(const int len, const int threads_per_line) {
     LineGeometry g;
     g.len = len;
     if (threads_per_line > 0) g.tl = threads_per_line;
-    else if (is_device_exec<Exec>::value)
-      while (g.tl < 256 && g.tl * 8 < len) g.tl *= 2;
+    else if (is_device_exec<Exec>::value) {
+      const int rows = len > 1024 ? KBAND_CG_LONG_LINE_ROWS : KBAND_CG_LINE_ROWS;
+      while (g.tl < 256 && g.tl * rows < len) g.tl *= 2;
+    }
     if (is_device_exec<Exec>::value) g.lpt = g.tl < 128 ? 128 / g.tl : 1;
     while ((g.tl << g.lc) < len) ++g.lc;
     g.level = g.scratch_bytes(sizeof(T)) <= Kokkos::TeamPolicy<Exec>::scratch_size_max(0) ? 0 : 1;
