@@ -583,7 +583,8 @@ enum { kLineApply = 0, kLineStart = 1, kLineIterate = 2 };
 /// lines longer than 1024 rows. (H200, 2D Poisson, line preconditioner, us
 /// per iteration: 2^20 (1024-row lines) 67.2-68.3 with 8 rows (128 threads)
 /// against 68.6-69.0 with 16 (64 threads); 2^22 (2048-row lines) 464-473
-/// with 8 (256 threads), 271-272 with 16 (128 threads), 694-699 with 32.)
+/// with 8 (256 threads), 271-272 with 16 (128 threads), 694-699 with 32;
+/// 2^24 (4096-row lines) 1848 with 16 (256 threads), 2612 with 32.)
 #ifndef KBAND_CG_LINE_ROWS
 #define KBAND_CG_LINE_ROWS 8
 #endif
