@@ -294,9 +294,9 @@ struct distd2_shape {
 /// (128 MinBlocks) per thread. The substitution kernels take 4 (128
 /// registers): on an H200 (double, n = 128 .. 1024) the one-message kernel
 /// otherwise took 168 registers and 1.31-1.18x the copy time, capped
-/// 1.19-1.14x. (Before the lean rows the decoupling kernels ran slower
-/// capped, 1.09 -> 1.19x at n = 128, spilling; see
-/// KBAND_DISTD2_DECOUPLE_MIN_BLOCKS for now.) occupancy > 0: Kokkos'
+/// 1.19-1.14x. (Before the lean rows the decoupling kernels spilled when
+/// capped and ran slower, 1.09 -> 1.19x at n = 128; they are capped now, see
+/// KBAND_DISTD2_DECOUPLE_MIN_BLOCKS.) occupancy > 0: Kokkos'
 /// DesiredOccupancy hint, in percent.
 template <int MinBlocks = 0, class Exec, class F>
 void distd2_launch(const char* fn, const Exec& exec, const DistD2Geometry& g, const F& f, int occupancy = 0) {

@@ -576,8 +576,6 @@ struct DenseDiagonal {
 /// What the line kernel's right-hand side is, and what it writes besides z.
 enum { kLineApply = 0, kLineStart = 1, kLineIterate = 2 };
 
-/// How the line kernel maps lines onto teams: `tl` threads per line, each
-/// taking a chunk of 2^lc consecutive rows; `lpt` lines per team.
 /// Rows per thread the line kernel aims for on GPUs: threads per line grow
 /// in powers of two up to 256 until a chunk holds at most 8 rows, or 16 for
 /// lines longer than 1024 rows. (H200, 2D Poisson, line preconditioner, us
@@ -592,6 +590,8 @@ enum { kLineApply = 0, kLineStart = 1, kLineIterate = 2 };
 #define KBAND_CG_LONG_LINE_ROWS 16
 #endif
 
+/// How the line kernel maps lines onto teams: `tl` threads per line, each
+/// taking a chunk of 2^lc consecutive rows; `lpt` lines per team.
 struct LineGeometry {
   int tl = 1, lpt = 1, lc = 0, len = 0, level = 0;
   KOKKOS_INLINE_FUNCTION int team() const { return tl * lpt; }

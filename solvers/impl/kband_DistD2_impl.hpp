@@ -183,14 +183,6 @@ struct DistD2Geometry {
   size_t scratch_bytes = 0;
 };
 
-/// Algorithm 7's sweep: x_{n-1} = e, x_j = d_j - sa_j s - sc_j x_{j+1} for
-/// j = n-2 .. 1, x_0 = s; d read from src (row stride srow), x written to
-/// dst (row stride drow); src may be dst. Blocks of U rows, loads first (one
-/// memory round trip per block); the last block holds the cnt < U rows left,
-/// its loads and stores predicated (so a short line pays one round trip for
-/// its remainder, not one per row). HC: d_j + w_j hc first (the halos'
-/// share of d, distd2_add_halos), and d_{n-2} + dn2 (the share's row n-2
-/// term, added here so that no store precedes the first block's loads).
 /// Rows per block of the DistD2 kernels outside the lean stretch (GPUs:
 /// KBAND_DISTD2_UNROLL_FULL, default half of U; those blocks hold three
 /// coefficients a row in registers).
@@ -218,6 +210,15 @@ KOKKOS_INLINE_FUNCTION int distd2_sweep_item(const Member& m) {
   return t * m.team_size() + m.team_rank();
 }
 
+/// Algorithm 7's sweep: x_{n-1} = e, x_j = d_j - sa_j s - sc_j x_{j+1} for
+/// j = n-2 .. 1, x_0 = s; d read from src (row stride srow), x written to
+/// dst (row stride drow); src may be dst. Blocks of UF rows (lean stretches:
+/// U), loads first (one memory round trip per block); the last block holds
+/// the cnt < UF rows left,
+/// its loads and stores predicated (so a short line pays one round trip for
+/// its remainder, not one per row). HC: d_j + w_j hc first (the halos'
+/// share of d, distd2_add_halos), and d_{n-2} + dn2 (the share's row n-2
+/// term, added here so that no store precedes the first block's loads).
 template <class T, class Mem, int W, int U, bool HC = false>
 struct DistD2Sweep {
   /// Lean rows jb-U+1 .. jb (DistD2Data::lean): x_j = d_j - sc x_{j+1}.
@@ -380,12 +381,6 @@ struct DistD2DecoupleKernel {
     for (int q = 0; q < 4; ++q) win[q][0] = v[UU + q];
   }
 
-  /// GPUs, no closed end: every row j = 0 .. n-1 has the interior stencil
-  /// over x_{j-2} .. x_{j+2} (points beyond the subdomain: the halos, or
-  /// zero) and r_0 = r_1 = 0, so the forward pass is one stream of blocks of
-  /// U rows, win[0..3] = x_{jb-2} .. x_{jb+1} carried in registers. Tail: the
-  /// block holds the last cnt <= U rows; loads and stores are predicated and
-  /// the points past row n-1 come from hi (or are zero).
   /// A block of U lean rows jb .. jb+U-1 (DistD2Data::lean): scalar
   /// coefficients, no share of D_0.
   KOKKOS_INLINE_FUNCTION void stream_lean(const int g, const int l, const int jb, T* ds, const size_t drow,
@@ -403,6 +398,12 @@ struct DistD2DecoupleKernel {
     for (int q = 0; q < 4; ++q) win[q] = v[U + q];
   }
 
+  /// GPUs, no closed end: every row j = 0 .. n-1 has the interior stencil
+  /// over x_{j-2} .. x_{j+2} (points beyond the subdomain: the halos, or
+  /// zero) and r_0 = r_1 = 0, so the forward pass is one stream of blocks of
+  /// U rows, win[0..3] = x_{jb-2} .. x_{jb+1} carried in registers. Tail: the
+  /// block holds the last cnt <= UU rows; loads and stores are predicated and
+  /// the points past row n-1 come from hi (or are zero). Blocks of UU rows.
   template <int UU, bool Tail>
   KOKKOS_INLINE_FUNCTION void stream(const int g, const int l, const int jb, const int cnt, T* ds,
                                      const size_t drow, T (&win)[4], T& dprev, T& dot) const {
