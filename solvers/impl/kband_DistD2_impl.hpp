@@ -214,9 +214,8 @@ KOKKOS_INLINE_FUNCTION int distd2_sweep_item(const Member& m) {
 /// j = n-2 .. 1, x_0 = s; d read from src (row stride srow), x written to
 /// dst (row stride drow); src may be dst. Blocks of UF rows (lean stretches:
 /// U), loads first (one memory round trip per block); the last block holds
-/// the cnt < UF rows left,
-/// its loads and stores predicated (so a short line pays one round trip for
-/// its remainder, not one per row). HC: d_j + w_j hc first (the halos'
+/// the cnt < UF rows left, its loads and stores predicated (so a short line
+/// pays one round trip for its remainder, not one per row). HC: d_j + w_j hc first (the halos'
 /// share of d, distd2_add_halos), and d_{n-2} + dn2 (the share's row n-2
 /// term, added here so that no store precedes the first block's loads).
 template <class T, class Mem, int W, int U, bool HC = false>
