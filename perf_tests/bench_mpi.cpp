@@ -333,8 +333,8 @@ Row make_row(const Options& o, const std::string& algo, const Measured& m, int N
   finish_row(r, m.total, m.copy);
   r.residual = m.residual;
   r.status = m.ok ? "ok" : "FAIL";
-  r.note = kband::impl::concat("N=", N, " single call ", fmt("%.4g", m.single.med * 1e3), " ms; comm ", fmt("%.3g", m.comm.med * 1e3), " ms (halo ",
-                               fmt("%.3g", m.halo.med * 1e3), ", boundary ", fmt("%.3g", m.boundary.med * 1e3),
+  r.note = kband::impl::concat("N=", N, " single call ", fmt("%.4g", m.single.med * 1e3), " ms; comm ",
+                               fmt("%.3g", m.comm.med * 1e3), " ms (halo ", fmt("%.3g", m.halo.med * 1e3), ", boundary ", fmt("%.3g", m.boundary.med * 1e3),
                                "), decouple ", fmt("%.3g", m.decouple.med * 1e3), " ms, substitute ",
                                fmt("%.3g", m.substitute.med * 1e3), " ms");
   if (!m.ok) r.note += "; " + m.msg;
