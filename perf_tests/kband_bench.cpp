@@ -636,6 +636,13 @@ class Bench {
                                                   " B scratch L", hg.scratch_level,
                                                   hg.G > 1 ? "; moves >= 9 elements/point" : "");
                    });
+      // PCR on the partitioned system: a team per system (its reduced rows in
+      // level-1 scratch once they outgrow level 0)
+      if (o_.has("pcr")) {
+        kband::SolveOptions opt;
+        opt.variant = kband::Variant::Registers;
+        kband_row("pcr", "registers", 5, false, g, [&] { kband::pcr(exec_, a, b, c, d, x, info, opt); });
+      }
       // a thread per system, for contrast (skipped where 16 threads would
       // walk 2^20 rows each for seconds)
       if (o_.has("thomas") && (!kDevice || nsys >= 1024)) {
@@ -692,7 +699,17 @@ class Bench {
     }
     // PCR, per-system and shared, on the contiguous and interleaved layouts
     if (L != kband::Layout::Grouped && n >= o_.pcr_lo && n <= o_.pcr_hi) {
-      if (o_.has("pcr")) kband_row("pcr", "-", 5, false, g, [&] { kband::pcr(exec_, a, b, c, d, x, info); });
+      if (o_.has("pcr"))
+        for (const auto& v : variants) {
+          // kband::pcr's variants: Scratch (rows in team scratch), Registers (chunks), Auto
+          if (v.second != kband::Variant::Auto && v.second != kband::Variant::Scratch &&
+              v.second != kband::Variant::Registers)
+            continue;
+          kband::SolveOptions opt;
+          opt.variant = v.second;
+          opt.team_size = o_.team_size;
+          kband_row("pcr", v.first, 5, false, g, [&] { kband::pcr(exec_, a, b, c, d, x, info, opt); });
+        }
       if (o_.has("pcr-shared")) {
         kband::PCRFactor<T, Mem> pf(exec_, sa, sb, sc);
         if (pf.info() != 0) throw std::runtime_error("shared PCR factor: zero pivot (benchmark data bug)");
@@ -1168,14 +1185,17 @@ class Bench {
                                  [](const Row& r) { return r.algo == "pcr" || r.algo == "pcr-shared"; });
     if (!any) return;
     say("kband PCR vs cuSPARSE gtsv2StridedBatch, contiguous, same systems (speedup = peer time / kband time):");
-    for (const char* al : {"pcr", "pcr-shared"}) {
+    const std::pair<const char*, const char*> kinds[] = {
+        {"pcr", "auto"}, {"pcr", "scratch"}, {"pcr", "registers"}, {"pcr-shared", "-"}};
+    for (const auto& kv : kinds) {
+      const char* al = kv.first;
       const std::string peer =
           std::string("cusparse-gtsv2StridedBatch") + (std::string(al) == "pcr-shared" ? "-shared" : "");
       std::vector<int> nn;
       std::vector<double> sp;
       bool kband_rows = false;
       for (int n : o_.ns) {
-        const Row* k = find(al, "contiguous", "-", n);
+        const Row* k = find(al, "contiguous", kv.second, n);
         kband_rows = kband_rows || k;
         const Row* p = find(peer, "contiguous", "-", n);
         if (k && p) {
@@ -1190,7 +1210,8 @@ class Bench {
                                 "); speedup not computed"));
         continue;
       }
-      say(per_n_line(kband::impl::concat("  ", al, "/contiguous vs ", peer), "n", nn, sp, "x", 2.5, true));
+      const std::string var = std::string(kv.second) == "-" ? "" : std::string(" (") + kv.second + ")";
+      say(per_n_line(kband::impl::concat("  ", al, var, "/contiguous vs ", peer), "n", nn, sp, "x", 2.5, true));
     }
   }
 
@@ -1206,11 +1227,13 @@ class Bench {
         const Row* h = nullptr;
         const Row* peer = nullptr;
         const Row* th = nullptr;
+        const Row* pr = nullptr;
         for (std::size_t i = long_begin_; i < rows_.size(); ++i) {
           const Row& r = rows_[i];
           if (r.layout != l || r.n != cfg.second || r.nsys != cfg.first || r.status != "ok") continue;
           if (r.algo == "hybrid") h = &r;
           if (r.algo == "thomas") th = &r;
+          if (r.algo == "pcr") pr = &r;
           if (r.algo.compare(0, 8, "cusparse") == 0 && (!peer || r.t_med < peer->t_med)) peer = &r;
         }
         if (!h) continue;
@@ -1225,6 +1248,16 @@ class Bench {
              << ")";
         if (th) os << "; thomas(auto) " << fmt("%.2f", th->t_med / h->t_med) << "x the hybrid time";
         say(os.str());
+        if (pr) {
+          std::ostringstream op;
+          op << "    pcr(registers) bw/copy " << fmt("%.3f", pr->bw_ratio)
+             << (pr->bw_ratio >= 0.5 ? " (>= 0.5 MET)" : " (>= 0.5 NOT MET)");
+          if (peer)
+            op << "; speedup over " << peer->algo.substr(9) << " " << fmt("%.2f", peer->t_med / pr->t_med) << "x"
+               << (peer->t_med / pr->t_med >= 3 ? " (>= 3 MET)" : " (>= 3 NOT MET)");
+          op << "; " << fmt("%.2f", h->t_med / pr->t_med) << "x faster than the hybrid";
+          say(op.str());
+        }
       }
   }
 

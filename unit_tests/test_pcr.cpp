@@ -7,8 +7,12 @@
 // backward stable, its reduced off-diagonals shrink every step. The maxima
 // observed are printed at the end of the run ("pcr" keys).
 //
-// PCR keeps a system's rows in team scratch; a kband::Error is accepted only
-// when it names the team scratch limit (long systems on GPUs).
+// Both variants run: Scratch (a system's rows in team scratch) and Registers
+// (chunks of 8 rows reduced in registers, PCR on the chunks' first and last
+// rows). On host backends a Registers team has one thread that owns every
+// chunk, on GPUs a thread owns one (team size 32 leaves several per thread
+// for n > 256). A kband::Error is accepted only when it names the team
+// scratch limit (long systems on GPUs, Scratch variant).
 #include "kband_test_solvers.hpp"
 
 namespace kband_test {
@@ -32,11 +36,17 @@ const std::vector<int>& pcr_team_sizes() {
 // PCR's refusal names the limit: "needs N bytes of team scratch but the backend offers M".
 constexpr const char* kScratchLimit = "team scratch but the backend offers";
 
+// The per-system variants of kband::pcr.
+const std::vector<kband::Variant>& pcr_variants() {
+  static const std::vector<kband::Variant> v{kband::Variant::Auto, kband::Variant::Scratch, kband::Variant::Registers};
+  return v;
+}
+
 std::string describe(const char* solver, const std::string& layout, const char* type, int n, int nsys, int ts,
-                     bool inplace) {
+                     bool inplace, kband::Variant var = kband::Variant::Auto) {
   std::ostringstream os;
   os << solver << " " << layout << " " << type << " n=" << n << " nsys=" << nsys << " team_size=" << ts
-     << (inplace ? " in-place" : "");
+     << " variant=" << kband::variant_name(var) << (inplace ? " in-place" : "");
   return os.str();
 }
 
@@ -56,11 +66,13 @@ TYPED_TEST(PCRAccuracy, PerSystem) {
       const B a = make_batch<B>("a", nsys, n, cs.a), b = make_batch<B>("b", nsys, n, cs.b),
               c = make_batch<B>("c", nsys, n, cs.c), d("d", nsys, n), x("x", nsys, n);
       Kokkos::View<int*> info("info", nsys);
+      for (kband::Variant var : pcr_variants())
       for (int ts : pcr_team_sizes())
         for (bool inplace : {false, true}) {
-          const std::string what = describe("pcr", L::name(), type_name(T()), n, nsys, ts, inplace);
+          const std::string what = describe("pcr", L::name(), type_name(T()), n, nsys, ts, inplace, var);
           kband::SolveOptions opt;
           opt.team_size = ts;
+          opt.variant = var;
           upload(d, cs.d);
           const B& xo = inplace ? d : x;
           if (!run_solver(what, xo, inplace, cs.d, info, kScratchLimit,
@@ -122,36 +134,45 @@ TYPED_TEST(PCRAccuracy, SharedFactor) {
     }
 }
 
-// A zero diagonal entry in one system: info(s) names a row in [1, n], x(s,:)
-// is NaN, and every other system of the batch is still solved correctly.
+// A zero diagonal entry in one system and a NaN in another: info(s) names a
+// row in [1, n], x(s,:) is NaN, and every other system of the batch is still
+// solved correctly. Row 0's diagonal is a pivot of both variants; the
+// Registers variant pivots on b - a c' inside a chunk, so a zero there may be
+// harmless, and the middle row gets a zero (Scratch) or a NaN (both).
 TYPED_TEST(PCRAccuracy, ZeroPivot) {
   using T = typename TypeParam::value_type;
   using L = typename TypeParam::layout;
   using B = typename L::template batch<T>;
   Exec exec;
-  for (int n : {1, 2, 5, 33, 100})
-    for (int nsys : {7, 33}) {
-      const Case<T>& cs = get_case<T>(Solver::Thomas, Family::Dominant, n, nsys);
-      // system 2: b(2,0) = 0; the last system: b(s, n/2) = 0 (a middle row).
-      const int s1 = 2, s2 = nsys - 1;
-      std::vector<T> bz = cs.b;
-      bz[cs.idx(s1, 0)] = T(0);
-      bz[cs.idx(s2, n / 2)] = T(0);
-      const B a = make_batch<B>("a", nsys, n, cs.a), b = make_batch<B>("b", nsys, n, bz),
-              c = make_batch<B>("c", nsys, n, cs.c), d = make_batch<B>("d", nsys, n, cs.d), x("x", nsys, n);
-      Kokkos::View<int*> info("info", nsys);
-      const std::string what = describe("pcr zero pivot", L::name(), type_name(T()), n, nsys, 0, false);
-      if (!run_solver(what, x, false, cs.d, info, kScratchLimit, [&] { kband::pcr(exec, a, b, c, d, x, info); }))
-        continue;
-      const std::vector<T> xh = download(x);
-      const std::vector<int> ih = download_info(info);
-      for (int s : {s1, s2}) {
-        EXPECT_GE(ih[s], 1) << what << " s=" << s;
-        EXPECT_LE(ih[s], n) << what << " s=" << s;
-        EXPECT_TRUE(all_nan(xh.data() + cs.idx(s, 0), n)) << what << " s=" << s << ": x not NaN";
+  for (kband::Variant var : pcr_variants())
+    for (int n : {1, 2, 5, 33, 100})
+      for (int nsys : {7, 33}) {
+        const Case<T>& cs = get_case<T>(Solver::Thomas, Family::Dominant, n, nsys);
+        // system 2: b(2,0) = 0; the last system: b(s, n/2) = 0 or NaN (a middle row).
+        const int s1 = 2, s2 = nsys - 1;
+        std::vector<T> bz = cs.b;
+        bz[cs.idx(s1, 0)] = T(0);
+        bz[cs.idx(s2, n / 2)] = var == kband::Variant::Scratch ? T(0) : std::numeric_limits<T>::quiet_NaN();
+        const B a = make_batch<B>("a", nsys, n, cs.a), b = make_batch<B>("b", nsys, n, bz),
+                c = make_batch<B>("c", nsys, n, cs.c), d = make_batch<B>("d", nsys, n, cs.d), x("x", nsys, n);
+        Kokkos::View<int*> info("info", nsys);
+        const std::string what = describe("pcr zero pivot", L::name(), type_name(T()), n, nsys, 0, false, var);
+        kband::SolveOptions opt;
+        opt.variant = var;
+        if (!run_solver(what, x, false, cs.d, info, kScratchLimit,
+                        [&] { kband::pcr(exec, a, b, c, d, x, info, opt); }))
+          continue;
+        const std::vector<T> xh = download(x);
+        const std::vector<int> ih = download_info(info);
+        for (int s : {s1, s2}) {
+          EXPECT_GE(ih[s], 1) << what << " s=" << s;
+          EXPECT_LE(ih[s], n) << what << " s=" << s;
+          EXPECT_TRUE(all_nan(xh.data() + cs.idx(s, 0), n)) << what << " s=" << s << ": x not NaN";
+        }
+        EXPECT_EQ(ih[s1], 1) << what << ": row 0's pivot is its diagonal";
+        check_against_reference(what, cs, xh, ih, Tol<T>::dominant, "pcr",
+                                [&](int s) { return s == s1 || s == s2; });
       }
-      check_against_reference(what, cs, xh, ih, Tol<T>::dominant, "pcr", [&](int s) { return s == s1 || s == s2; });
-    }
 }
 
 // A zero pivot in the shared matrix: the factor reports it and every system
@@ -195,6 +216,9 @@ TEST(PCRErrors, ArgumentsAreChecked) {
   EXPECT_THROW(kband::pcr(exec, a, b, c, d_short, x, info), kband::Error);
   EXPECT_THROW(kband::pcr(exec, a, b, c, d, x, info_long), kband::Error);
   EXPECT_THROW(kband::pcr(exec, a, b, c, d, a, info), kband::Error);  // x aliases a
+  kband::SolveOptions global;
+  global.variant = kband::Variant::Global;
+  EXPECT_THROW(kband::pcr(exec, a, b, c, d, x, info, global), kband::Error);  // not a pcr variant
   Kokkos::View<double*> v8("v8", n), v7("v7", n - 1);
   EXPECT_THROW((void)kband::PCRFactor<double>(exec, v7, v8, v8), kband::Error);
   EXPECT_THROW((void)kband::PCRFactor<double>(exec, Kokkos::View<double*>("e", 0), Kokkos::View<double*>("e", 0),
