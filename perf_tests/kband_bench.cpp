@@ -713,7 +713,15 @@ class Bench {
       if (o_.has("pcr-shared")) {
         kband::PCRFactor<T, Mem> pf(exec_, sa, sb, sc);
         if (pf.info() != 0) throw std::runtime_error("shared PCR factor: zero pivot (benchmark data bug)");
-        kband_row("pcr-shared", "-", 2, true, g, [&] { kband::pcr(exec_, pf, d, x, info); });
+        for (const auto& v : variants) {
+          if (v.second != kband::Variant::Auto && v.second != kband::Variant::Scratch &&
+              v.second != kband::Variant::Registers)
+            continue;
+          kband::SolveOptions opt;
+          opt.variant = v.second;
+          opt.team_size = o_.team_size;
+          kband_row("pcr-shared", v.first, 2, true, g, [&] { kband::pcr(exec_, pf, d, x, info, opt); });
+        }
       }
     }
     // the dispatching entry point, and the algorithm it chose
@@ -1186,7 +1194,8 @@ class Bench {
     if (!any) return;
     say("kband PCR vs cuSPARSE gtsv2StridedBatch, contiguous, same systems (speedup = peer time / kband time):");
     const std::pair<const char*, const char*> kinds[] = {
-        {"pcr", "auto"}, {"pcr", "scratch"}, {"pcr", "registers"}, {"pcr-shared", "-"}};
+        {"pcr", "auto"},        {"pcr", "scratch"},        {"pcr", "registers"},
+        {"pcr-shared", "auto"}, {"pcr-shared", "scratch"}, {"pcr-shared", "registers"}};
     for (const auto& kv : kinds) {
       const char* al = kv.first;
       const std::string peer =
@@ -1210,7 +1219,7 @@ class Bench {
                                 "); speedup not computed"));
         continue;
       }
-      const std::string var = std::string(kv.second) == "-" ? "" : std::string(" (") + kv.second + ")";
+      const std::string var = std::string(" (") + kv.second + ")";
       say(per_n_line(kband::impl::concat("  ", al, var, "/contiguous vs ", peer), "n", nn, sp, "x", 2.5, true));
     }
   }

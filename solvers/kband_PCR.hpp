@@ -14,10 +14,13 @@
 //    (kband::Error names the limit).
 //  * Variant::Registers: PCR on the partitioned system (kband_PCRRegisters_impl.hpp):
 //    each thread reduces a chunk of 8 rows in registers to its first and last
-//    row, PCR solves those 2n/8 rows in team scratch, the threads substitute.
-//    A solve reads a, b, c, d once and writes x once; n is bounded only by
-//    the level-1 scratch of the reduced rows (3/8 of the system's values,
-//    double-buffered).
+//    row; one step of cyclic reduction and PCR solve those 2n/8 rows in team
+//    scratch; the threads substitute. A solve reads a, b, c, d once and
+//    writes x once; n is bounded only by the level-1 scratch of the reduced
+//    rows (3/8 of the system's values, double-buffered). With a PCRFactor the
+//    same kernel reads the factor's copy of the matrix (from cache, shared by
+//    all systems) and only d and x from memory; its pivots are checked in the
+//    solve, and a failed factor (info() != 0) gives NaN and that info.
 //  Auto: Registers. On host backends a team's one thread owns all chunks and
 //  reads the inputs twice, and is still faster than Scratch (one core of
 //  this project's VM, n = 64 / 1024: 14.2 / 17.9 ns per row against 22.1 /
@@ -84,7 +87,11 @@ PCRRegisterGeometry pcr_register_geometry(const char* fn, const Exec& exec, int 
   if (cap < 1) cap = 1;
   g.Kt = g.K < cap ? g.K : cap;
   g.V = (g.K + g.Kt - 1) / g.Kt;
-  const int target = opt.team_size > 0 ? opt.team_size : (is_device_exec<Exec>::value ? KBAND_PCR_TEAM : 1);
+  // non-contiguous batches: a warp's loads coalesce across systems, so up to
+  // 32 systems per team
+  int target = opt.team_size > 0 ? opt.team_size : (is_device_exec<Exec>::value ? KBAND_PCR_TEAM : 1);
+  if (opt.team_size <= 0 && is_device_exec<Exec>::value && !contiguous && 32 * g.Kt > target)
+    target = 32 * g.Kt < cap ? 32 * g.Kt : cap;
   const size_t max0 = Kokkos::TeamPolicy<Exec>::scratch_size_max(0);
   int P = 1;
   while (P < 32 && 2 * P * g.Kt <= target && 2 * P * g.Kt <= cap && P < nsys &&
@@ -101,6 +108,16 @@ PCRRegisterGeometry pcr_register_geometry(const char* fn, const Exec& exec, int 
   g.league = static_cast<int>((static_cast<long>(nsys) + P - 1) / P);
   f.g = g;
   return g;
+}
+
+template <class Exec, class Functor>
+void launch_pcr_registers(const char* fn, const Exec& exec, int nsys, int n, bool contiguous,
+                          const SolveOptions& opt, Functor& f) {
+  const PCRRegisterGeometry g = pcr_register_geometry(fn, exec, nsys, n, contiguous, opt, f);
+  if (nsys == 0) return;
+  impl::Team<Exec> policy(exec, g.league, g.team_size);
+  policy.set_scratch_size(g.scratch_level, Kokkos::PerTeam(g.scratch_bytes));
+  Kokkos::parallel_for(fn, policy, f);
 }
 
 template <class Exec, class Functor>
@@ -128,12 +145,7 @@ void pcr(const Exec& exec, const BA& a, const BB& b, const BC& c, const BD& d, c
   if (v == Variant::Registers || v == Variant::Auto) {
     using KR = impl::PCRRegisters<Exec, BA, BB, BC, BD, BX, Info, impl::kPCRRegisterRows>;
     KR f{a, b, c, d, x, info, {}, std::numeric_limits<T>::quiet_NaN()};
-    const impl::PCRRegisterGeometry rg =
-        impl::pcr_register_geometry(fn, exec, nsys, n, tx::layout == Layout::Contiguous, opt, f);
-    if (nsys == 0) return;
-    impl::Team<Exec> policy(exec, rg.league, rg.team_size);
-    policy.set_scratch_size(rg.scratch_level, Kokkos::PerTeam(rg.scratch_bytes));
-    Kokkos::parallel_for(fn, policy, f);
+    impl::launch_pcr_registers(fn, exec, nsys, n, tx::layout == Layout::Contiguous, opt, f);
     return;
   }
   using K = impl::PCRPerSystem<Exec, BA, BB, BC, BD, BX, Info>;
@@ -161,6 +173,9 @@ class PCRFactor {
     f_.k1 = V2(noinit("kband::pcr_factor::k1"), f_.steps, n);
     f_.k2 = V2(noinit("kband::pcr_factor::k2"), f_.steps, n);
     f_.rb = Kokkos::View<T*, MemSpace>(noinit("kband::pcr_factor::rb"), n);
+    f_.a = Kokkos::View<T*, MemSpace>(noinit("kband::pcr_factor::a"), n);
+    f_.b = Kokkos::View<T*, MemSpace>(noinit("kband::pcr_factor::b"), n);
+    f_.c = Kokkos::View<T*, MemSpace>(noinit("kband::pcr_factor::c"), n);
     f_.info = Kokkos::View<int, MemSpace>(Kokkos::view_alloc(exec, std::string("kband::pcr_factor::info")));
     V2 work(noinit("kband::pcr_factor::work"), 2, 3 * n);
     Kokkos::parallel_for("kband::PCRFactor", impl::Range<Exec>(exec, 0, 1),
@@ -192,6 +207,18 @@ void pcr(const Exec& exec, const PCRFactor<T, Mem>& factor, const BD& d, const B
                 impl::concat(fn, ": x has n=", n, " rows but the factor was built for n=", factor.n()));
   impl::check_batch(fn, "d", d, nsys, n);
   impl::check_info(fn, info, nsys);
+  const Variant v = opt.variant;
+  impl::require(v == Variant::Auto || v == Variant::Scratch || v == Variant::Registers,
+                impl::concat(fn, ": offers Variant::Auto, Scratch and Registers, not ", variant_name(v)));
+  if (v == Variant::Registers || v == Variant::Auto) {
+    using Bc = impl::Broadcast<T, Mem>;
+    using KR = impl::PCRSharedRegisters<Exec, T, Mem, BD, BX, Info, impl::kPCRRegisterRows>;
+    const auto& fd = factor.data();
+    KR f(typename KR::Base{Bc{fd.a}, Bc{fd.b}, Bc{fd.c}, d, x, info, {}, std::numeric_limits<T>::quiet_NaN()},
+         fd.info);
+    impl::launch_pcr_registers(fn, exec, nsys, n, tx::layout == Layout::Contiguous, opt, f);
+    return;
+  }
   using K = impl::PCRShared<Exec, T, Mem, BD, BX, Info>;
   const impl::PCRGeometry g = impl::pcr_geometry<Exec>(fn, nsys, n, K::bytes_per_system(n), opt);
   impl::launch_pcr(fn, exec, g, K{factor.data(), d, x, info, g, std::numeric_limits<T>::quiet_NaN()});

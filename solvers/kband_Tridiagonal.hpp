@@ -1,12 +1,13 @@
 // kband::solve_tridiagonal -- one entry point that picks the algorithm.
 //
-// Thomas (one thread per system, O(n) work) when the batch alone fills the
-// machine or when running on a CPU; when the systems are too few to occupy a
-// GPU with a thread each: PCR (one team per system, rows on chip) while a
-// system fits PCR's team scratch, else, for very few systems, the Thomas-PCR
-// hybrid (several threads and, for very long systems, several teams per
-// system), else Thomas. The choice can be forced through
-// TridiagonalOptions::algorithm and queried with choose_tridiagonal.
+// On GPUs: contiguous batches go to PCR (its Registers variant: a team per
+// system, chunks of 8 rows in registers, inputs read once) up to n = 8192;
+// other layouts to Thomas (one thread per system, O(n) work) when the batch
+// fills the machine, else to PCR up to n = 8192. Longer systems, too few to
+// occupy a GPU with a thread each, go to the Thomas-PCR hybrid (several teams
+// per system), else to Thomas. Host backends use Thomas. The choice can be
+// forced through TridiagonalOptions::algorithm and queried with
+// choose_tridiagonal.
 #pragma once
 
 #include "kband_Hybrid.hpp"
@@ -38,20 +39,20 @@ template <class Exec>
 TridiagonalAlgorithm choose_tridiagonal(const Exec& exec, Layout layout, int nsys, int n,
                                         size_t elem_bytes = sizeof(double)) {
   if (!impl::is_device_exec<Exec>::value) return TridiagonalAlgorithm::Thomas;
-  // A thread per system needs several threads per core to hide memory latency;
-  // with enough systems Thomas wins on every layout (H200, contiguous, 2^20
-  // systems of 128 rows: Thomas 8.3x, PCR 12.5x the copy time).
-  (void)layout;
+  (void)elem_bytes;
+  // H200, double, contiguous, time over the copy time: PCR 3.3-3.7 for n =
+  // 64..1024 at 2^27 rows, Thomas 3.8-6.0; 16384 x 8192: PCR 7.5, Thomas
+  // 8.9; 4096 x 1024: PCR 5.1, Thomas 6.8.
+  const bool pcr_ok = n <= 8192;
+  if (layout == Layout::Contiguous && pcr_ok) return TridiagonalAlgorithm::PCR;
+  // Interleaved and grouped batches: a thread per system needs several
+  // threads per core to hide memory latency; with enough systems Thomas wins.
   const long threads = static_cast<long>(exec.concurrency());
   if (static_cast<long>(nsys) * 4 >= threads) return TridiagonalAlgorithm::Thomas;
-  // Too few systems: PCR while its rows fit on chip, the hybrid beyond
-  // (several threads per system, several teams for very long systems) once
-  // the systems are very few. In between Thomas still wins (H200, double:
-  // 16384 x 8192 contiguous, Thomas 9.9x the copy time, hybrid 35x; 4096 x
-  // 1024: 20.9x and 19.3x; 16 x 2^20: Thomas has 16 threads, hybrid 35x).
-  const size_t pcr_bytes = static_cast<size_t>(8) * n * elem_bytes + 16;
-  const bool pcr_fits = pcr_bytes <= static_cast<size_t>(Kokkos::TeamPolicy<Exec>::scratch_size_max(0));
-  if (pcr_fits) return TridiagonalAlgorithm::PCR;
+  // Too few systems: PCR (4096 x 1024 interleaved: PCR 11.7, Thomas 15.9),
+  // and beyond n = 8192 the hybrid once the systems are very few (16 x 2^20:
+  // Thomas has 16 threads), else Thomas.
+  if (pcr_ok) return TridiagonalAlgorithm::PCR;
   return static_cast<long>(nsys) * 32 < threads ? TridiagonalAlgorithm::Hybrid : TridiagonalAlgorithm::Thomas;
 }
 

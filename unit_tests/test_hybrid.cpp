@@ -275,7 +275,8 @@ TEST(HybridGeometry, GpuShapes) {
 }
 
 // solve_tridiagonal: the hybrid when a GPU has too few systems and they are
-// too long for PCR's scratch; never on a CPU; forcing it works everywhere.
+// longer than 8192 rows; never on a CPU; forcing it works everywhere. A GPU
+// solves contiguous batches up to n = 8192 with PCR, whatever their number.
 TEST(SolveTridiagonalHybrid, ChoiceAndForcing) {
   Exec exec;
   using A = kband::TridiagonalAlgorithm;
@@ -285,8 +286,11 @@ TEST(SolveTridiagonalHybrid, ChoiceAndForcing) {
     const A one = kband::choose_tridiagonal(exec, layout, 1, 70000, sizeof(float));
     EXPECT_EQ(long_few, device_backend() ? A::Hybrid : A::Thomas) << kband::layout_name(layout);
     EXPECT_EQ(one, device_backend() ? A::Hybrid : A::Thomas) << kband::layout_name(layout);
-    EXPECT_EQ(kband::choose_tridiagonal(exec, layout, 1 << 22, 64, sizeof(double)), A::Thomas)
-        << "a batch that fills the machine stays with Thomas";
+    const bool pcr = device_backend() && layout == kband::Layout::Contiguous;
+    EXPECT_EQ(kband::choose_tridiagonal(exec, layout, 1 << 22, 64, sizeof(double)), pcr ? A::PCR : A::Thomas)
+        << "a batch that fills the machine stays with Thomas, contiguous ones go to PCR on GPUs";
+    EXPECT_EQ(kband::choose_tridiagonal(exec, layout, 4, 8192, sizeof(double)), device_backend() ? A::PCR : A::Thomas)
+        << "few systems of up to 8192 rows: PCR on GPUs";
   }
   using B = kband::InterleavedBatch<double>;
   const Case<double>& cs = long_case<double>(5000, 3);

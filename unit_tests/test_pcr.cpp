@@ -109,11 +109,13 @@ TYPED_TEST(PCRAccuracy, SharedFactor) {
       ASSERT_EQ(factor.n(), n);
       const B d("d", nsys, n), x("x", nsys, n);
       Kokkos::View<int*> info("info", nsys);
+      for (kband::Variant var : pcr_variants())
       for (int ts : pcr_team_sizes())
         for (bool inplace : {false, true}) {
-          const std::string what = describe("pcr(shared)", L::name(), type_name(T()), n, nsys, ts, inplace);
+          const std::string what = describe("pcr(shared)", L::name(), type_name(T()), n, nsys, ts, inplace, var);
           kband::SolveOptions opt;
           opt.team_size = ts;
+          opt.variant = var;
           upload(d, cs.d);
           const B& xo = inplace ? d : x;
           if (!run_solver(what, xo, inplace, cs.d, info, kScratchLimit,
@@ -176,34 +178,39 @@ TYPED_TEST(PCRAccuracy, ZeroPivot) {
 }
 
 // A zero pivot in the shared matrix: the factor reports it and every system
-// gets the same info and NaN.
+// gets the same info and NaN, whichever variant solves.
 TYPED_TEST(PCRAccuracy, SharedFactorZeroPivot) {
   using T = typename TypeParam::value_type;
   using L = typename TypeParam::layout;
   using B = typename L::template batch<T>;
   Exec exec;
-  for (int n : {1, 4, 33}) {
-    const int nsys = 7;
-    const Case<T>& cs = get_case<T>(Solver::Shared, Family::Dominant, n, nsys);
-    std::vector<T> bz = cs.b;
-    bz[n - 1] = T(0);
-    const auto a1 = make_vector("a1", cs.a), b1 = make_vector("b1", bz), c1 = make_vector("c1", cs.c);
-    kband::PCRFactor<T> factor(exec, a1, b1, c1);
-    exec.fence();
-    const int finfo = factor.info();
-    EXPECT_GE(finfo, 1) << "n=" << n;
-    EXPECT_LE(finfo, n) << "n=" << n;
-    const B d = make_batch<B>("d", nsys, n, cs.d), x("x", nsys, n);
-    Kokkos::View<int*> info("info", nsys);
-    const std::string what = describe("pcr(shared) zero pivot", L::name(), type_name(T()), n, nsys, 0, false);
-    if (!run_solver(what, x, false, cs.d, info, kScratchLimit, [&] { kband::pcr(exec, factor, d, x, info); })) continue;
-    const std::vector<T> xh = download(x);
-    const std::vector<int> ih = download_info(info);
-    for (int s = 0; s < nsys; ++s) {
-      EXPECT_EQ(ih[s], finfo) << what << " s=" << s;
-      EXPECT_TRUE(all_nan(xh.data() + cs.idx(s, 0), n)) << what << " s=" << s;
+  for (kband::Variant var : pcr_variants())
+    for (int n : {1, 4, 33}) {
+      const int nsys = 7;
+      const Case<T>& cs = get_case<T>(Solver::Shared, Family::Dominant, n, nsys);
+      std::vector<T> bz = cs.b;
+      bz[n - 1] = T(0);
+      const auto a1 = make_vector("a1", cs.a), b1 = make_vector("b1", bz), c1 = make_vector("c1", cs.c);
+      kband::PCRFactor<T> factor(exec, a1, b1, c1);
+      exec.fence();
+      const int finfo = factor.info();
+      EXPECT_GE(finfo, 1) << "n=" << n;
+      EXPECT_LE(finfo, n) << "n=" << n;
+      const B d = make_batch<B>("d", nsys, n, cs.d), x("x", nsys, n);
+      Kokkos::View<int*> info("info", nsys);
+      const std::string what =
+          describe("pcr(shared) zero pivot", L::name(), type_name(T()), n, nsys, 0, false, var);
+      kband::SolveOptions opt;
+      opt.variant = var;
+      if (!run_solver(what, x, false, cs.d, info, kScratchLimit, [&] { kband::pcr(exec, factor, d, x, info, opt); }))
+        continue;
+      const std::vector<T> xh = download(x);
+      const std::vector<int> ih = download_info(info);
+      for (int s = 0; s < nsys; ++s) {
+        EXPECT_EQ(ih[s], finfo) << what << " s=" << s;
+        EXPECT_TRUE(all_nan(xh.data() + cs.idx(s, 0), n)) << what << " s=" << s;
+      }
     }
-  }
 }
 
 TEST(PCRErrors, ArgumentsAreChecked) {
@@ -231,6 +238,7 @@ TEST(PCRErrors, ArgumentsAreChecked) {
   kband::PCRFactor<double> f8(exec, v8, v8, v8);
   EXPECT_THROW(kband::pcr(exec, f8, d, x, info_long), kband::Error);
   EXPECT_THROW(kband::pcr(exec, f8, d_short, x, info), kband::Error);
+  EXPECT_THROW(kband::pcr(exec, f8, d, x, info, global), kband::Error);  // not a pcr variant
   exec.fence();
 }
 
@@ -284,8 +292,8 @@ TYPED_TEST(SolveTridiagonal, AlgorithmChoiceAndForcing) {
         solve_tridiagonal_case<T, L>(get_case<T>(Solver::Thomas, Family::Dominant, n, nsys), alg, Tol<T>::dominant);
 }
 
-// Long contiguous systems: on GPUs PCR's rows no longer fit on chip and
-// choose_tridiagonal switches to the hybrid (too few systems for Thomas);
+// Long contiguous systems: on GPUs choose_tridiagonal picks PCR (its
+// Registers variant; the Scratch variant's rows would not fit on chip);
 // whatever the choice, the answer must be right. The reference is the O(n) long double pivoted LU (DenseLU would
 // need n^2 long doubles), checked against DenseLU in GTSVReference.
 template <class T>

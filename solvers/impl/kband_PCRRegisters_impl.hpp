@@ -262,6 +262,50 @@ KBAND_UNROLL
   }
 };
 
+/// One coefficient vector read as a batch whose systems all share it (the
+/// shared-matrix solve runs the per-system kernel on it: the coefficients
+/// come from cache, only d and x from memory).
+template <class T, class Mem>
+struct Broadcast {
+  Kokkos::View<const T*, Mem> v;
+  KOKKOS_INLINE_FUNCTION const T& operator()(int, int j) const { return v(j); }
+};
+template <class T, class Mem>
+struct batch_traits<Broadcast<T, Mem>, void> {
+  using value_type = T;
+  KOKKOS_INLINE_FUNCTION static size_t row_stride(const Broadcast<T, Mem>& b) { return b.v.stride_0(); }
+};
+
+/// The shared-matrix solve: the per-system kernel on broadcast coefficients,
+/// after the factor's own verdict (a failed factor fills x with NaN and sets
+/// info to its row, as kband::pcr's Scratch variant does).
+template <class Exec, class T, class Mem, class BD, class BX, class Info, int M>
+struct PCRSharedRegisters
+    : PCRRegisters<Exec, Broadcast<T, Mem>, Broadcast<T, Mem>, Broadcast<T, Mem>, BD, BX, Info, M> {
+  using Base = PCRRegisters<Exec, Broadcast<T, Mem>, Broadcast<T, Mem>, Broadcast<T, Mem>, BD, BX, Info, M>;
+  using typename Base::member_type;
+  Kokkos::View<const int, Mem> finfo;
+
+  PCRSharedRegisters(const Base& b, Kokkos::View<const int, Mem> fi) : Base(b), finfo(fi) {}
+
+  KOKKOS_FUNCTION void operator()(const member_type& m) const {
+    const int fi = finfo();  // the same for the whole team: no barrier is skipped by some only
+    if (fi == 0) {
+      Base::operator()(m);
+      return;
+    }
+    const auto& g = this->g;
+    const int t = m.team_rank();
+    const int p = g.chunk_fastest ? t / g.Kt : t % g.P;
+    const int r0 = g.chunk_fastest ? t % g.Kt : t / g.P;
+    const int s = m.league_rank() * g.P + p;
+    if (p >= g.P || s >= g.nsys) return;
+    for (int k = r0; k < g.K; k += g.Kt)
+      for (int j = k * M; j < (k + 1) * M && j < g.n; ++j) this->x(s, j) = this->nan;
+    if (r0 == 0) this->info(s) = fi;
+  }
+};
+
 /// Rows per chunk of the Registers variant of pcr.
 #ifndef KBAND_PCR_ROWS
 #define KBAND_PCR_ROWS 8

@@ -143,6 +143,7 @@ template <class T, class Mem>
 struct PCRFactorData {
   Kokkos::View<T**, Kokkos::LayoutRight, Mem> k1, k2;  // (steps, n)
   Kokkos::View<T*, Mem> rb;                              // 1 / final diagonal
+  Kokkos::View<T*, Mem> a, b, c;                         // the matrix (the Registers variant's input)
   Kokkos::View<int, Mem> info;
   int n = 0, steps = 0;
 };
@@ -158,6 +159,9 @@ struct PCRFactorKernel {
     const int n = f.n;
     int bad = 0;
     for (int i = 0; i < n; ++i) {
+      f.a(i) = i > 0 ? a(i) : T(0);
+      f.b(i) = b(i);
+      f.c(i) = i < n - 1 ? c(i) : T(0);
       work(0, i) = i > 0 ? a(i) : T(0);
       work(0, n + i) = b(i);
       work(0, 2 * n + i) = i < n - 1 ? c(i) : T(0);
