@@ -1,11 +1,12 @@
 // kband::solve_tridiagonal -- one entry point that picks the algorithm.
 //
 // On GPUs: contiguous batches go to PCR (its Registers variant: a team per
-// system, chunks of 8 rows in registers, inputs read once) up to n = 8192;
-// other layouts to Thomas (one thread per system, O(n) work) when the batch
-// fills the machine, else to PCR up to n = 8192. Longer systems, too few to
-// occupy a GPU with a thread each, go to the Thomas-PCR hybrid (several teams
-// per system), else to Thomas. Host backends use Thomas. The choice can be
+// system, chunks of 8 rows in registers, inputs read once) up to n = 8192,
+// and so do interleaved batches up to n = 256 (32 systems per team, loads
+// coalesced across them). Otherwise Thomas (one thread per system, O(n)
+// work) when the batch has a system for about every 64 device threads; with
+// fewer systems PCR up to n = 8192 and beyond that the Thomas-PCR hybrid
+// (several teams per system). Host backends use Thomas. The choice can be
 // forced through TridiagonalOptions::algorithm and queried with
 // choose_tridiagonal.
 #pragma once
@@ -40,20 +41,22 @@ TridiagonalAlgorithm choose_tridiagonal(const Exec& exec, Layout layout, int nsy
                                         size_t elem_bytes = sizeof(double)) {
   if (!impl::is_device_exec<Exec>::value) return TridiagonalAlgorithm::Thomas;
   (void)elem_bytes;
-  // H200, double, contiguous, time over the copy time: PCR 3.3-3.7 for n =
-  // 64..1024 at 2^27 rows, Thomas 3.8-6.0; 16384 x 8192: PCR 7.5, Thomas
+  // H200, double, time over the copy time. Contiguous: PCR 3.2-3.7 for n =
+  // 32..1024 at 2^27 rows, Thomas 3.4-5.4; 16384 x 8192: PCR 7.5, Thomas
   // 8.9; 4096 x 1024: PCR 5.1, Thomas 6.8.
   const bool pcr_ok = n <= 8192;
   if (layout == Layout::Contiguous && pcr_ok) return TridiagonalAlgorithm::PCR;
-  // Interleaved and grouped batches: a thread per system needs several
-  // threads per core to hide memory latency; with enough systems Thomas wins.
+  // Interleaved, 2^27 rows: PCR 2.5-3.4x the copy time for n = 32..256,
+  // Thomas 2.9-4.1x; from n = 512 on a team holds fewer than 32 systems and
+  // PCR's loads no longer coalesce (6.0x against 4.3x).
+  if (layout == Layout::Interleaved && n <= 256) return TridiagonalAlgorithm::PCR;
+  // Enough systems: a thread per system (16384 x 8192 interleaved: Thomas
+  // 5.4x, PCR 17.8x). Fewer: PCR (4096 x 1024 interleaved: 11.7x against
+  // 15.9x), and beyond n = 8192 the hybrid (16 x 2^20: Thomas would have 16
+  // threads).
   const long threads = static_cast<long>(exec.concurrency());
-  if (static_cast<long>(nsys) * 4 >= threads) return TridiagonalAlgorithm::Thomas;
-  // Too few systems: PCR (4096 x 1024 interleaved: PCR 11.7, Thomas 15.9),
-  // and beyond n = 8192 the hybrid once the systems are very few (16 x 2^20:
-  // Thomas has 16 threads), else Thomas.
-  if (pcr_ok) return TridiagonalAlgorithm::PCR;
-  return static_cast<long>(nsys) * 32 < threads ? TridiagonalAlgorithm::Hybrid : TridiagonalAlgorithm::Thomas;
+  if (static_cast<long>(nsys) * 64 >= threads) return TridiagonalAlgorithm::Thomas;
+  return pcr_ok ? TridiagonalAlgorithm::PCR : TridiagonalAlgorithm::Hybrid;
 }
 
 /// Solves every system of the batch; returns the algorithm it used. The

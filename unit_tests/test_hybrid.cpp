@@ -276,7 +276,8 @@ TEST(HybridGeometry, GpuShapes) {
 
 // solve_tridiagonal: the hybrid when a GPU has too few systems and they are
 // longer than 8192 rows; never on a CPU; forcing it works everywhere. A GPU
-// solves contiguous batches up to n = 8192 with PCR, whatever their number.
+// solves contiguous batches up to n = 8192 and interleaved ones up to n =
+// 256 with PCR, whatever their number.
 TEST(SolveTridiagonalHybrid, ChoiceAndForcing) {
   Exec exec;
   using A = kband::TridiagonalAlgorithm;
@@ -286,9 +287,13 @@ TEST(SolveTridiagonalHybrid, ChoiceAndForcing) {
     const A one = kband::choose_tridiagonal(exec, layout, 1, 70000, sizeof(float));
     EXPECT_EQ(long_few, device_backend() ? A::Hybrid : A::Thomas) << kband::layout_name(layout);
     EXPECT_EQ(one, device_backend() ? A::Hybrid : A::Thomas) << kband::layout_name(layout);
-    const bool pcr = device_backend() && layout == kband::Layout::Contiguous;
+    const bool pcr = device_backend() && layout != kband::Layout::Grouped;
     EXPECT_EQ(kband::choose_tridiagonal(exec, layout, 1 << 22, 64, sizeof(double)), pcr ? A::PCR : A::Thomas)
-        << "a batch that fills the machine stays with Thomas, contiguous ones go to PCR on GPUs";
+        << "a grouped batch that fills the machine stays with Thomas; on GPUs contiguous and short "
+           "interleaved systems go to PCR";
+    EXPECT_EQ(kband::choose_tridiagonal(exec, layout, 1 << 20, 1024, sizeof(double)),
+              device_backend() && layout == kband::Layout::Contiguous ? A::PCR : A::Thomas)
+        << "many interleaved or grouped systems of 1024 rows: Thomas";
     EXPECT_EQ(kband::choose_tridiagonal(exec, layout, 4, 8192, sizeof(double)), device_backend() ? A::PCR : A::Thomas)
         << "few systems of up to 8192 rows: PCR on GPUs";
   }
