@@ -71,6 +71,7 @@ struct Options {
   std::vector<std::pair<int, int>> long_cfgs;
   int team_size = 0;            // --team-size: SolveOptions::team_size of the thomas/shared rows
   int blocks_per_team = 0;      // --blocks-per-team: SolveOptions::blocks_per_team (Registers)
+  int segment_rows = 0;         // --segment-rows: SolveOptions::segment_rows of the pcr rows
   kband::HybridOptions hybrid;  // --hybrid-chunk, --hybrid-segment, --hybrid-team (0: kband's choice)
   bool quick = false;
   bool points_set = false, ns_set = false, reps_set = false, dense_elems_set = false, long_set = false;
@@ -123,6 +124,7 @@ void print_help(const char* argv0) {
       "  --team-size T       threads per team of the thomas / shared rows (kband's\n"
       "                      SolveOptions::team_size; default 0 = kband's choice)\n"
       "  --blocks-per-team B SolveOptions::blocks_per_team of those rows (Registers)\n"
+      "  --segment-rows R    SolveOptions::segment_rows of the pcr rows (0 = kband's choice)\n"
       "  --hybrid-chunk M, --hybrid-segment S, --hybrid-team T\n"
       "                      kband::HybridOptions of the hybrid rows (default 0: kband's\n"
       "                      choice: on a GPU the longest segment that fits on chip)\n"
@@ -271,6 +273,8 @@ bool parse_args(int argc, char** argv, Options& o) {
       o.hybrid.segment_rows = static_cast<int>(parse_count(value()));
     } else if (a == "--blocks-per-team") {
       o.blocks_per_team = std::stoi(value());
+    } else if (a == "--segment-rows") {
+      o.segment_rows = std::stoi(value());
     } else if (a == "--team-size") {
       o.team_size = std::stoi(value());
     } else if (a == "--hybrid-team") {
@@ -641,6 +645,7 @@ class Bench {
       if (o_.has("pcr")) {
         kband::SolveOptions opt;
         opt.variant = kband::Variant::Registers;
+        opt.segment_rows = o_.segment_rows;
         kband_row("pcr", "registers", 5, false, g, [&] { kband::pcr(exec_, a, b, c, d, x, info, opt); });
       }
       // a thread per system, for contrast (skipped where 16 threads would
@@ -708,6 +713,7 @@ class Bench {
           kband::SolveOptions opt;
           opt.variant = v.second;
           opt.team_size = o_.team_size;
+          opt.segment_rows = o_.segment_rows;
           kband_row("pcr", v.first, 5, false, g, [&] { kband::pcr(exec_, a, b, c, d, x, info, opt); });
         }
       if (o_.has("pcr-shared")) {
@@ -720,6 +726,7 @@ class Bench {
           kband::SolveOptions opt;
           opt.variant = v.second;
           opt.team_size = o_.team_size;
+          opt.segment_rows = o_.segment_rows;
           kband_row("pcr-shared", v.first, 2, true, g, [&] { kband::pcr(exec_, pf, d, x, info, opt); });
         }
       }

@@ -67,32 +67,76 @@ PCRGeometry pcr_geometry(const char* fn, int nsys, int n, size_t bytes_per_syste
 
 /// Geometry of the Registers variant: K chunks of M rows per system, Kt =
 /// min(K, team limit) threads per system, P systems per team (about
-/// opt.team_size threads, default KBAND_PCR_TEAM on GPUs), the reduced rows in level-0
-/// scratch when they fit.
-template <class Exec, class Functor>
+/// opt.team_size threads, default KBAND_PCR_TEAM on GPUs), the reduced rows
+/// in level-0 scratch when they fit. Segments (G > 1, one team each, P = 1):
+/// of opt.segment_rows rows when set; else, on GPUs, of 1024 rows when a
+/// team cannot hold a system's chunks one per thread, or when the systems
+/// are too few and long to fill the device (4 teams' threads per core).
+template <class Exec, class Functor, class Summary>
 PCRRegisterGeometry pcr_register_geometry(const char* fn, const Exec& exec, int nsys, int n, bool contiguous,
-                                          const SolveOptions& opt, Functor& f) {
+                                          const SolveOptions& opt, Functor& f, Summary& fs) {
+  constexpr int M = Functor::kRows;
   PCRRegisterGeometry g;
   g.nsys = nsys;
   g.n = n;
-  g.M = Functor::kRows;
-  g.K = (n + g.M - 1) / g.M;
+  g.M = M;
+  g.K = (n + M - 1) / M;
+  g.S = g.K * M;
   g.chunk_fastest = contiguous;
   g.P = 1;
   g.Kt = 1;
   f.g = g;
+  fs.g = g;
   impl::Team<Exec> probe(exec, 1, 1);
   int cap = probe.team_size_max(f, Kokkos::ParallelForTag());
+  const int cap_s = probe.team_size_max(fs, Kokkos::ParallelForTag());
   if (opt.team_size > 0 && opt.team_size < cap) cap = opt.team_size;
   if (cap < 1) cap = 1;
+  const bool device = is_device_exec<Exec>::value;
+  const size_t max0 = Kokkos::TeamPolicy<Exec>::scratch_size_max(0);
+  const size_t max1 = Kokkos::TeamPolicy<Exec>::scratch_size_max(1);
+  // segments
+  int seg_rows = opt.segment_rows > 0 ? opt.segment_rows : 0;
+  if (seg_rows == 0 && device) {
+    const long threads = static_cast<long>(exec.concurrency());
+    const bool too_long = g.K > cap;
+    const bool too_few = g.K > 128 && static_cast<long>(nsys) * g.K * 4 < threads;
+    if (too_long || too_few) seg_rows = 128 * M;
+  }
+  if (seg_rows > 0) {
+    const int seg_chunks = (seg_rows + M - 1) / M;
+    if (seg_chunks < g.K) {
+      g.K = seg_chunks;
+      g.S = seg_chunks * M;
+      g.G = (n + g.S - 1) / g.S;
+      const int cap2 = cap < cap_s ? cap : cap_s;
+      g.Kt = g.K < cap2 ? g.K : (cap2 < 1 ? 1 : cap2);
+      g.V = (g.K + g.Kt - 1) / g.Kt;
+      g.P = 1;
+      g.team_size = g.Kt;
+      const size_t need = Summary::scratch_bytes(1, g.K) > Functor::scratch_bytes(1, g.K)
+                              ? Summary::scratch_bytes(1, g.K)
+                              : Functor::scratch_bytes(1, g.K);
+      g.scratch_bytes = need;
+      g.scratch_level = need <= max0 ? 0 : 1;
+      require(need <= (g.scratch_level == 0 ? max0 : max1),
+              concat(fn, ": segments of ", g.S, " rows need ", need, " bytes of team scratch but the backend offers ",
+                     max1));
+      const long league = static_cast<long>(nsys) * g.G;
+      require(league <= static_cast<long>(std::numeric_limits<int>::max()),
+              concat(fn, ": ", nsys, " systems of ", g.G, " segments are too many teams"));
+      g.league = static_cast<int>(league);
+      f.g = g;
+      fs.g = g;
+      return g;
+    }
+  }
   g.Kt = g.K < cap ? g.K : cap;
   g.V = (g.K + g.Kt - 1) / g.Kt;
   // non-contiguous batches: a warp's loads coalesce across systems, so up to
   // 32 systems per team
-  int target = opt.team_size > 0 ? opt.team_size : (is_device_exec<Exec>::value ? KBAND_PCR_TEAM : 1);
-  if (opt.team_size <= 0 && is_device_exec<Exec>::value && !contiguous && 32 * g.Kt > target)
-    target = 32 * g.Kt < cap ? 32 * g.Kt : cap;
-  const size_t max0 = Kokkos::TeamPolicy<Exec>::scratch_size_max(0);
+  int target = opt.team_size > 0 ? opt.team_size : (device ? KBAND_PCR_TEAM : 1);
+  if (opt.team_size <= 0 && device && !contiguous && 32 * g.Kt > target) target = 32 * g.Kt < cap ? 32 * g.Kt : cap;
   int P = 1;
   while (P < 32 && 2 * P * g.Kt <= target && 2 * P * g.Kt <= cap && P < nsys &&
          Functor::scratch_bytes(2 * P, g.K) <= max0)
@@ -101,20 +145,36 @@ PCRRegisterGeometry pcr_register_geometry(const char* fn, const Exec& exec, int 
   g.team_size = P * g.Kt;
   g.scratch_bytes = Functor::scratch_bytes(P, g.K);
   g.scratch_level = g.scratch_bytes <= max0 ? 0 : 1;
-  const size_t max1 = Kokkos::TeamPolicy<Exec>::scratch_size_max(1);
   require(g.scratch_bytes <= (g.scratch_level == 0 ? max0 : max1),
           concat(fn, ": n=", n, " needs ", g.scratch_bytes, " bytes of team scratch but the backend offers ", max1,
                  "; use kband::thomas (or solve_tridiagonal) for systems this long"));
   g.league = static_cast<int>((static_cast<long>(nsys) + P - 1) / P);
   f.g = g;
+  fs.g = g;
   return g;
 }
 
-template <class Exec, class Functor>
+/// Runs the Registers variant: f solves; with segments, fs first summarises
+/// every segment and PCRInterface solves for the segments' end rows (a
+/// workspace of 12 values per segment, allocated per call).
+template <class Exec, class Functor, class Summary>
 void launch_pcr_registers(const char* fn, const Exec& exec, int nsys, int n, bool contiguous,
-                          const SolveOptions& opt, Functor& f) {
-  const PCRRegisterGeometry g = pcr_register_geometry(fn, exec, nsys, n, contiguous, opt, f);
+                          const SolveOptions& opt, Functor& f, Summary& fs) {
+  const PCRRegisterGeometry g = pcr_register_geometry(fn, exec, nsys, n, contiguous, opt, f, fs);
   if (nsys == 0) return;
+  if (g.G > 1) {
+    using T = typename Functor::T;
+    using WS = typename Functor::WS;
+    const WS ws(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, std::string("kband::pcr::segments")),
+                static_cast<size_t>(nsys) * g.G * PCRSegmentSlots::kCount);
+    f.ws = ws;
+    fs.ws = ws;
+    impl::Team<Exec> policy(exec, g.league, g.team_size);
+    policy.set_scratch_size(g.scratch_level, Kokkos::PerTeam(g.scratch_bytes));
+    Kokkos::parallel_for(fn, policy, fs);
+    Kokkos::parallel_for(fn, impl::Range<Exec>(exec, 0, nsys),
+                         PCRInterface<T, WS, decltype(f.info)>{ws, f.info, g.G, g.S, f.nan});
+  }
   impl::Team<Exec> policy(exec, g.league, g.team_size);
   policy.set_scratch_size(g.scratch_level, Kokkos::PerTeam(g.scratch_bytes));
   Kokkos::parallel_for(fn, policy, f);
@@ -143,9 +203,12 @@ void pcr(const Exec& exec, const BA& a, const BB& b, const BC& c, const BD& d, c
   impl::require(v == Variant::Auto || v == Variant::Scratch || v == Variant::Registers,
                 impl::concat(fn, ": offers Variant::Auto, Scratch and Registers, not ", variant_name(v)));
   if (v == Variant::Registers || v == Variant::Auto) {
-    using KR = impl::PCRRegisters<Exec, BA, BB, BC, BD, BX, Info, impl::kPCRRegisterRows>;
+    constexpr int M = impl::kPCRRegisterRows;
+    using KR = impl::PCRRegisters<Exec, BA, BB, BC, BD, BX, Info, M>;
+    using KS = impl::PCRRegisters<Exec, BA, BB, BC, BD, BX, Info, M, true>;
     KR f{a, b, c, d, x, info, {}, std::numeric_limits<T>::quiet_NaN()};
-    impl::launch_pcr_registers(fn, exec, nsys, n, tx::layout == Layout::Contiguous, opt, f);
+    KS fs{a, b, c, d, x, info, {}, std::numeric_limits<T>::quiet_NaN()};
+    impl::launch_pcr_registers(fn, exec, nsys, n, tx::layout == Layout::Contiguous, opt, f, fs);
     return;
   }
   using K = impl::PCRPerSystem<Exec, BA, BB, BC, BD, BX, Info>;
@@ -212,11 +275,14 @@ void pcr(const Exec& exec, const PCRFactor<T, Mem>& factor, const BD& d, const B
                 impl::concat(fn, ": offers Variant::Auto, Scratch and Registers, not ", variant_name(v)));
   if (v == Variant::Registers || v == Variant::Auto) {
     using Bc = impl::Broadcast<T, Mem>;
-    using KR = impl::PCRSharedRegisters<Exec, T, Mem, BD, BX, Info, impl::kPCRRegisterRows>;
+    constexpr int M = impl::kPCRRegisterRows;
+    using KR = impl::PCRSharedRegisters<Exec, T, Mem, BD, BX, Info, M>;
+    using KS = impl::PCRRegisters<Exec, Bc, Bc, Bc, BD, BX, Info, M, true>;
     const auto& fd = factor.data();
-    KR f(typename KR::Base{Bc{fd.a}, Bc{fd.b}, Bc{fd.c}, d, x, info, {}, std::numeric_limits<T>::quiet_NaN()},
-         fd.info);
-    impl::launch_pcr_registers(fn, exec, nsys, n, tx::layout == Layout::Contiguous, opt, f);
+    const T nan = std::numeric_limits<T>::quiet_NaN();
+    KR f(typename KR::Base{Bc{fd.a}, Bc{fd.b}, Bc{fd.c}, d, x, info, {}, nan}, fd.info);
+    KS fs{Bc{fd.a}, Bc{fd.b}, Bc{fd.c}, d, x, info, {}, nan};
+    impl::launch_pcr_registers(fn, exec, nsys, n, tx::layout == Layout::Contiguous, opt, f, fs);
     return;
   }
   using K = impl::PCRShared<Exec, T, Mem, BD, BX, Info>;

@@ -69,6 +69,12 @@ struct SolveOptions {
   // Registers: blocks of systems each team solves in turn, loading the next
   // block's rows while it solves one (at most 64); 0 = kband's choice
   int blocks_per_team = 0;
+  // pcr (Registers): cut each system into segments of about this many rows,
+  // one team each; the solve then reads a, b, c, d twice (a summary pass and
+  // a solve pass, with a small solve for the segments' end rows between);
+  // 0 = kband's choice (GPUs: 1024-row segments for systems too long for one
+  // team, or too few to fill the device)
+  int segment_rows = 0;
 };
 
 enum class Boundary { NonPeriodic, Periodic };

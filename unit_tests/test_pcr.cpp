@@ -213,6 +213,90 @@ TYPED_TEST(PCRAccuracy, SharedFactorZeroPivot) {
     }
 }
 
+// Segments (SolveOptions::segment_rows): the Registers variant cuts each
+// system into segments of whole chunks, one team each, summarises every
+// segment's end rows, solves for them, then solves the segments. Segment
+// sizes of 1, 3 and 8 chunks, systems of 1 to 40 segments, per-system and
+// shared, in place and out of place.
+TYPED_TEST(PCRAccuracy, Segments) {
+  using T = typename TypeParam::value_type;
+  using L = typename TypeParam::layout;
+  using B = typename L::template batch<T>;
+  Exec exec;
+  for (int n : {1, 9, 17, 24, 25, 100, 320, 1000})
+    for (int nsys : {1, 7, 33})
+      for (int rows : {8, 24, 64})
+        for (bool shared : {false, true}) {
+          const Case<T>& cs = get_case<T>(shared ? Solver::Shared : Solver::Thomas, Family::Dominant, n, nsys);
+          const B d("d", nsys, n), x("x", nsys, n);
+          B a, b, c;  // per-system coefficients
+          kband::PCRFactor<T> factor;
+          if (shared)
+            factor = kband::PCRFactor<T>(exec, make_vector("a1", cs.a), make_vector("b1", cs.b),
+                                         make_vector("c1", cs.c));
+          else {
+            a = make_batch<B>("a", nsys, n, cs.a);
+            b = make_batch<B>("b", nsys, n, cs.b);
+            c = make_batch<B>("c", nsys, n, cs.c);
+          }
+          Kokkos::View<int*> info("info", nsys);
+          for (bool inplace : {false, true}) {
+            std::string what = describe(shared ? "pcr(shared) segments" : "pcr segments", L::name(), type_name(T()), n,
+                                        nsys, 0, inplace, kband::Variant::Registers);
+            what += " segment_rows=" + std::to_string(rows);
+            kband::SolveOptions opt;
+            opt.variant = kband::Variant::Registers;
+            opt.segment_rows = rows;
+            upload(d, cs.d);
+            const B& xo = inplace ? d : x;
+            if (!run_solver(what, xo, inplace, cs.d, info, nullptr, [&] {
+                  if (shared)
+                    kband::pcr(exec, factor, d, xo, info, opt);
+                  else
+                    kband::pcr(exec, a, b, c, d, xo, info, opt);
+                }))
+              continue;
+            int pad = 0;
+            const std::vector<T> xh = download(xo, &pad);
+            check_against_reference(what, cs, xh, download_info(info), Tol<T>::dominant,
+                                    shared ? "pcr_shared" : "pcr");
+            EXPECT_EQ(pad, 0) << what << ": padding written";
+          }
+        }
+}
+
+// A zero pivot or a NaN in a later segment: info names a row of it, and the
+// whole system is NaN (the other segments included); the other systems are
+// solved.
+TYPED_TEST(PCRAccuracy, SegmentsZeroPivot) {
+  using T = typename TypeParam::value_type;
+  using L = typename TypeParam::layout;
+  using B = typename L::template batch<T>;
+  Exec exec;
+  const int n = 200, nsys = 7, rows = 24;
+  const Case<T>& cs = get_case<T>(Solver::Thomas, Family::Dominant, n, nsys);
+  const int s1 = 2, s2 = 5;
+  std::vector<T> bz = cs.b;
+  bz[cs.idx(s1, 2 * rows)] = T(0);                               // first row of segment 2: a pivot itself
+  bz[cs.idx(s2, 5 * rows + 11)] = std::numeric_limits<T>::quiet_NaN();  // inside segment 5
+  const B a = make_batch<B>("a", nsys, n, cs.a), b = make_batch<B>("b", nsys, n, bz),
+          c = make_batch<B>("c", nsys, n, cs.c), d = make_batch<B>("d", nsys, n, cs.d), x("x", nsys, n);
+  Kokkos::View<int*> info("info", nsys);
+  kband::SolveOptions opt;
+  opt.variant = kband::Variant::Registers;
+  opt.segment_rows = rows;
+  const std::string what = describe("pcr segments zero pivot", L::name(), type_name(T()), n, nsys, 0, false,
+                                    kband::Variant::Registers);
+  if (!run_solver(what, x, false, cs.d, info, nullptr, [&] { kband::pcr(exec, a, b, c, d, x, info, opt); })) return;
+  const std::vector<T> xh = download(x);
+  const std::vector<int> ih = download_info(info);
+  EXPECT_EQ(ih[s1], 2 * rows + 1) << what;
+  EXPECT_GE(ih[s2], 5 * rows + 1) << what;
+  EXPECT_LE(ih[s2], 6 * rows) << what;
+  for (int s : {s1, s2}) EXPECT_TRUE(all_nan(xh.data() + cs.idx(s, 0), n)) << what << " s=" << s << ": x not NaN";
+  check_against_reference(what, cs, xh, ih, Tol<T>::dominant, "pcr", [&](int s) { return s == s1 || s == s2; });
+}
+
 TEST(PCRErrors, ArgumentsAreChecked) {
   using B = kband::ContiguousBatch<double>;
   Exec exec;

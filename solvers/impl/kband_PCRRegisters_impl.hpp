@@ -48,14 +48,38 @@ struct PCRRegisterGeometry {
   bool chunk_fastest = true;  // thread = p*Kt + r (contiguous batches) or r*P + p
   int scratch_level = 0;
   size_t scratch_bytes = 0;
+  // Segments: a system longer than one team's chunks is cut into G segments
+  // of S = K*M rows, one team each (P = 1); G = 1 when a team holds it whole.
+  int S = 0;
+  int G = 1;
 };
 
-template <class Exec, class BA, class BB, class BC, class BD, class BX, class Info, int M>
+/// Per segment of a segmented solve: the first and last rows' values as
+/// x = alpha + beta * xi_prev + gamma * xi_next (xi_prev: the last row of the
+/// previous segment, xi_next: the first row of the next), then the
+/// interface solve's u (first row) and v (last row), and its elimination
+/// coefficients.
+struct PCRSegmentSlots {
+  static constexpr int kAlphaF = 0, kBetaF = 1, kGammaF = 2, kAlphaL = 3, kBetaL = 4, kGammaL = 5;
+  static constexpr int kA = 6, kB = 7, kP = 8, kQ = 9, kU = 10, kV = 11;
+  static constexpr int kCount = 12;
+};
+
+/// Summary = false: solves and writes x (a whole system per team, or, with
+/// G > 1, a segment whose neighbours' end rows the workspace holds).
+/// Summary = true: a segment's first and last rows as affine functions of
+/// the neighbouring segments' end rows, into the workspace (three
+/// right-hand sides in the reduced solve); x is not written.
+template <class Exec, class BA, class BB, class BC, class BD, class BX, class Info, int M, bool Summary = false>
 struct PCRRegisters {
   static_assert(M >= 3, "kband: the chunk sweeps need at least 3 rows per chunk");
   static constexpr int kRows = M;
+  static constexpr int NR = Summary ? 3 : 1;  // right-hand sides of the reduced solve
+  static constexpr int NC = 2 + NR;           // values per reduced row: a, c, d...
   using T = batch_value_t<BX>;
   using member_type = typename Kokkos::TeamPolicy<Exec>::member_type;
+  using WS = Kokkos::View<T*, typename batch_traits<BX>::memory_space>;
+  using SL = PCRSegmentSlots;
   BA a;
   BB b;
   BC c;
@@ -64,12 +88,13 @@ struct PCRRegisters {
   Info info;
   PCRRegisterGeometry g;
   T nan;
+  WS ws = {};  // segments: PCRSegmentSlots::kCount values per (system, segment)
 
-  /// Team scratch: two buffers of three arrays (a, c, d of the reduced rows)
+  /// Team scratch: two buffers of NC arrays (a, c, d... of the reduced rows)
   /// of 2 P K values each, then P ints (first failed row per system). The
   /// PCR of the first rows alternates between the buffers' first-row slots.
   KOKKOS_INLINE_FUNCTION static size_t scratch_bytes(int P, int K) {
-    return static_cast<size_t>(12) * P * K * sizeof(T) + static_cast<size_t>(P) * sizeof(int) + 16;
+    return static_cast<size_t>(4 * NC) * P * K * sizeof(T) + static_cast<size_t>(P) * sizeof(int) + 16;
   }
 
   struct Rows {
@@ -144,47 +169,83 @@ KBAND_UNROLL
     return h * pk + (g.chunk_fastest ? p * g.K + k : k * g.P + p);
   }
 
-  /// One PCR update of a reduced row (a, c, d) from its neighbours lo and hi
-  /// (unit diagonals); returns the new diagonal before scaling.
-  KOKKOS_INLINE_FUNCTION static T pcr_update(T& a, T& c, T& d, bool has_lo, T al, T cl, T dl, bool has_hi, T ah,
-                                             T ch, T dh) {
+  /// One PCR update of a reduced row (a, c, d[NR]) from its neighbours lo
+  /// and hi (unit diagonals; absent neighbours are identity rows); returns
+  /// the new diagonal before scaling.
+  KOKKOS_INLINE_FUNCTION static T pcr_update(T (&r)[NC], bool has_lo, const T (&lo)[NC], bool has_hi,
+                                             const T (&hi)[NC]) {
     T bn = T(1), an = T(0), cn = T(0);
+    const T ai = r[0], ci = r[1];
     if (has_lo) {
-      bn -= a * cl;
-      an = -a * al;
-      d -= a * dl;
+      bn -= ai * lo[1];
+      an = -ai * lo[0];
+KBAND_UNROLL
+      for (int q = 2; q < NC; ++q) r[q] -= ai * lo[q];
     }
     if (has_hi) {
-      bn -= c * ah;
-      cn = -c * ch;
-      d -= c * dh;
+      bn -= ci * hi[0];
+      cn = -ci * hi[1];
+KBAND_UNROLL
+      for (int q = 2; q < NC; ++q) r[q] -= ci * hi[q];
     }
     const T w = T(1) / bn;
-    a = an * w;
-    c = cn * w;
-    d *= w;
+    r[0] = an * w;
+    r[1] = cn * w;
+KBAND_UNROLL
+    for (int q = 2; q < NC; ++q) r[q] *= w;
     return bn;
   }
 
-  KOKKOS_FUNCTION void operator()(const member_type& m) const {
-    const int n = g.n, K = g.K, Kt = g.Kt, V = g.V, P = g.P;
+  /// Where a thread works: system s (slot p of the team), segment seg whose
+  /// rows start at o (ns rows), first chunk r0.
+  struct Where {
+    int p, r0, s, seg, o, ns;
+    bool mine, live;
+  };
+  KOKKOS_INLINE_FUNCTION Where where(const member_type& m) const {
+    Where w;
     const int t = m.team_rank();
-    const int p = g.chunk_fastest ? t / Kt : t % P;
-    const int r0 = g.chunk_fastest ? t % Kt : t / P;
-    const int s = m.league_rank() * P + p;
-    const bool mine = p < P;  // every thread is, with team_size = P * Kt
-    const bool live = mine && s < g.nsys;
+    w.p = g.chunk_fastest ? t / g.Kt : t % g.P;
+    w.r0 = g.chunk_fastest ? t % g.Kt : t / g.P;
+    if (g.G > 1) {
+      w.s = m.league_rank() / g.G;
+      w.seg = m.league_rank() % g.G;
+    } else {
+      w.s = m.league_rank() * g.P + w.p;
+      w.seg = 0;
+    }
+    w.o = w.seg * g.S;
+    w.ns = g.n - w.o < g.S ? g.n - w.o : g.S;
+    w.mine = w.p < g.P;
+    w.live = w.mine && w.s < g.nsys;
+    return w;
+  }
+  KOKKOS_INLINE_FUNCTION T* wsp(int s, int seg) const {
+    return ws.data() + (static_cast<size_t>(s) * g.G + seg) * SL::kCount;
+  }
+
+  KOKKOS_FUNCTION void operator()(const member_type& m) const {
+    const int n = g.n, K = g.K, Kt = g.Kt, V = g.V, P = g.P, G = g.G;
+    const Where w = where(m);
+    const int p = w.p, r0 = w.r0, s = w.s;
+    const bool mine = w.mine, live = w.live;
     const int pk2 = 2 * P * K;  // values per array
     T* S = align_ptr<T>(static_cast<char*>(m.team_scratch(g.scratch_level).get_shmem(scratch_bytes(P, K))));
-    int* badp = reinterpret_cast<int*>(S + 6 * pk2);
-    auto arr = [&](int buf, int comp) { return S + (3 * buf + comp) * pk2; };
+    int* badp = reinterpret_cast<int*>(S + 2 * NC * pk2);
+    auto arr = [&](int buf, int comp) { return S + (NC * buf + comp) * pk2; };
     // chunk k's first row sits at slot(p, k, 0), its last at slot(p, k, 1)
-    auto put = [&](int buf, int at, T av, T cv, T dv) {
-      arr(buf, 0)[at] = av;
-      arr(buf, 1)[at] = cv;
-      arr(buf, 2)[at] = dv;
+    auto put = [&](int buf, int at, const T (&r)[NC]) {
+      for (int q = 0; q < NC; ++q) arr(buf, q)[at] = r[q];
     };
-    auto fail = [&](int k) { Kokkos::atomic_fetch_min(badp + p, k * M + 1); };
+    auto get = [&](int buf, int at, T (&r)[NC]) {
+      for (int q = 0; q < NC; ++q) r[q] = arr(buf, q)[at];
+    };
+    auto fail = [&](int k) { Kokkos::atomic_fetch_min(badp + p, w.o + k * M + 1); };
+    // the neighbouring segments' end rows (a solve of a segment)
+    const bool has_prev = !Summary && G > 1 && w.seg > 0 && live;
+    const bool has_next = !Summary && G > 1 && w.seg + 1 < G && live;
+    const T xi_prev = has_prev ? wsp(s, w.seg - 1)[SL::kV] : T(0);
+    const T xi_next = has_next ? wsp(s, w.seg + 1)[SL::kU] : T(0);
     if (mine && r0 == 0) badp[p] = n + 1;
     Rows rw;
     int mybad = 0;
@@ -192,12 +253,39 @@ KBAND_UNROLL
     for (int v = 0; v < V; ++v) {
       const int k = r0 + v * Kt;
       if (!mine || k >= K) break;
-      const int j0 = k * M, nr = n - j0 < M ? n - j0 : M;
-      load(live, s, j0, nr, rw);
-      const int bad = sweep(rw, j0);
+      const int j0 = k * M;
+      int nr = w.ns - j0;
+      nr = nr < 0 ? 0 : (nr < M ? nr : M);
+      load(live, s, w.o + j0, nr, rw);
+      const int bad = sweep(rw, w.o + j0);
       if (bad != 0 && (mybad == 0 || bad < mybad)) mybad = bad;
-      put(0, slot(p, k, 0), rw.a[0], rw.c[0], rw.d[0]);
-      put(0, slot(p, k, 1), rw.a[M - 1], rw.c[M - 1], rw.d[M - 1]);
+      T f[NC], l[NC];
+      f[0] = rw.a[0];
+      f[1] = rw.c[0];
+      f[2] = rw.d[0];
+      l[0] = rw.a[M - 1];
+      l[1] = rw.c[M - 1];
+      l[2] = rw.d[M - 1];
+      if (Summary) {
+        // the couplings to the neighbouring segments become right-hand sides
+        f[3] = k == 0 ? -f[0] : T(0);
+        f[4] = T(0);
+        l[3] = T(0);
+        l[4] = k == K - 1 ? -l[1] : T(0);
+        if (k == 0) f[0] = T(0);
+        if (k == K - 1) l[1] = T(0);
+      } else {
+        if (k == 0 && has_prev) {
+          f[2] -= f[0] * xi_prev;
+          f[0] = T(0);
+        }
+        if (k == K - 1 && has_next) {
+          l[2] -= l[1] * xi_next;
+          l[1] = T(0);
+        }
+      }
+      put(0, slot(p, k, 0), f);
+      put(0, slot(p, k, 1), l);
     }
     m.team_barrier();
     if (mybad != 0) Kokkos::atomic_fetch_min(badp + p, mybad);
@@ -206,12 +294,12 @@ KBAND_UNROLL
     for (int v = 0; v < V; ++v) {
       const int k = r0 + v * Kt;
       if (!mine || k >= K) break;
-      const int f = slot(p, k, 0), l = slot(p, k, 1), lm = k > 0 ? slot(p, k - 1, 1) : l;
-      T a0 = arr(0, 0)[f], c0 = arr(0, 1)[f], d0 = arr(0, 2)[f];
-      const T bn = pcr_update(a0, c0, d0, k > 0, arr(0, 0)[lm], arr(0, 1)[lm], arr(0, 2)[lm], true, arr(0, 0)[l],
-                              arr(0, 1)[l], arr(0, 2)[l]);
-      if (!usable_pivot(bn)) fail(k);
-      put(1, f, a0, c0, d0);
+      T f[NC], lm[NC], l[NC];
+      get(0, slot(p, k, 0), f);
+      get(0, slot(p, k > 0 ? k - 1 : k, 1), lm);
+      get(0, slot(p, k, 1), l);
+      if (!usable_pivot(pcr_update(f, k > 0, lm, true, l))) fail(k);
+      put(1, slot(p, k, 0), f);
     }
     m.team_barrier();
     // 3. PCR on the K first rows, between the buffers' first-row slots
@@ -220,37 +308,56 @@ KBAND_UNROLL
       for (int v = 0; v < V; ++v) {
         const int k = r0 + v * Kt;
         if (!mine || k >= K) break;
-        const int f = slot(p, k, 0);
         const bool has_lo = k - st >= 0, has_hi = k + st < K;
-        const int lo = slot(p, has_lo ? k - st : k, 0), hi = slot(p, has_hi ? k + st : k, 0);
-        const T* A0 = arr(cur, 0);
-        const T* C0 = arr(cur, 1);
-        const T* D0 = arr(cur, 2);
-        T a0 = A0[f], c0 = C0[f], d0 = D0[f];
-        const T bn = pcr_update(a0, c0, d0, has_lo, A0[lo], C0[lo], D0[lo], has_hi, A0[hi], C0[hi], D0[hi]);
-        if (!usable_pivot(bn)) fail(k);
-        put(1 - cur, f, a0, c0, d0);
+        T f[NC], lo[NC], hi[NC];
+        get(cur, slot(p, k, 0), f);
+        get(cur, slot(p, has_lo ? k - st : k, 0), lo);
+        get(cur, slot(p, has_hi ? k + st : k, 0), hi);
+        if (!usable_pivot(pcr_update(f, has_lo, lo, has_hi, hi))) fail(k);
+        put(1 - cur, slot(p, k, 0), f);
       }
       cur = 1 - cur;
       m.team_barrier();
     }
-    // 4. substitution: the last rows from the first rows, then the interiors
     if (!live) return;
     const int sb = badp[p];
+    if (Summary) {
+      // 4'. the segment's end rows as affine functions of its neighbours' end rows
+      T* out = wsp(s, w.seg);
+      if (r0 == 0) {
+        const int f = slot(p, 0, 0);
+        out[SL::kAlphaF] = sb <= n ? nan : arr(cur, 2)[f];
+        out[SL::kBetaF] = sb <= n ? nan : arr(cur, 3)[f];
+        out[SL::kGammaF] = sb <= n ? nan : arr(cur, 4)[f];
+      }
+      if (r0 == (K - 1) % Kt) {
+        T l[NC];
+        get(0, slot(p, K - 1, 1), l);  // c moved to the right-hand side
+        const int f = slot(p, K - 1, 0);
+        out[SL::kAlphaL] = sb <= n ? nan : l[2] - l[0] * arr(cur, 2)[f];
+        out[SL::kBetaL] = sb <= n ? nan : l[3] - l[0] * arr(cur, 3)[f];
+        out[SL::kGammaL] = sb <= n ? nan : l[4] - l[0] * arr(cur, 4)[f];
+      }
+      return;
+    }
+    // 4. substitution: the last rows from the first rows, then the interiors
     const T* XF = arr(cur, 2);
     const size_t xrs = batch_traits<BX>::row_stride(x);
     for (int v = 0; v < V; ++v) {
       const int k = r0 + v * Kt;
       if (k >= K) break;
-      const int j0 = k * M, nr = n - j0 < M ? n - j0 : M;
+      const int j0 = k * M;
+      int nr = w.ns - j0;
+      nr = nr < 0 ? 0 : (nr < M ? nr : M);
+      if (nr == 0) break;
       if (V > 1) {
-        load(live, s, j0, nr, rw);
-        sweep(rw, j0);
+        load(live, s, w.o + j0, nr, rw);
+        sweep(rw, w.o + j0);
       }
       const T xf = XF[slot(p, k, 0)];
-      const T xn = k + 1 < K ? XF[slot(p, k + 1, 0)] : T(0);
+      const T xn = k + 1 < K ? XF[slot(p, k + 1, 0)] : xi_next;
       const T xl = rw.d[M - 1] - rw.a[M - 1] * xf - rw.c[M - 1] * xn;
-      T* xp = &x(s, j0);
+      T* xp = &x(s, w.o + j0);
 KBAND_UNROLL
       for (int u = 0; u < M; ++u)
         if (u < nr) {
@@ -258,7 +365,65 @@ KBAND_UNROLL
           xp[u * xrs] = sb <= n ? nan : xu;
         }
     }
-    if (r0 == 0) info(s) = sb <= n ? sb : 0;
+    if (r0 != 0) return;
+    if (G == 1) {
+      info(s) = sb <= n ? sb : 0;
+    } else if (sb <= n) {
+      // several teams per system: the smallest failed row wins (the interface
+      // solve wrote 0 or its own row first)
+      int cur_info = info(s);
+      while (cur_info == 0 || sb < cur_info) {
+        const int seen = Kokkos::atomic_compare_exchange(&info(s), cur_info, sb);
+        if (seen == cur_info) break;
+        cur_info = seen;
+      }
+    }
+  }
+};
+
+/// The interface solve of a segmented pcr: per system, the 2G end rows
+/// u_s = aF + bF v_{s-1} + gF u_{s+1}, v_s = aL + bL v_{s-1} + gL u_{s+1}
+/// by elimination along the segments (u_s = A + B u_{s+1}, v_s = P + Q
+/// u_{s+1}) and back. Sets info(s) to 0, or to the first row of the segment
+/// whose elimination failed on finite values (the end rows are then NaN,
+/// and so is x). A segment whose own pivots failed has a NaN summary; the
+/// NaN spreads to every end row, and the solve pass of that segment reports
+/// its row.
+template <class T, class WS, class Info>
+struct PCRInterface {
+  WS ws;
+  Info info;
+  int G, S;
+  T nan;
+  KOKKOS_INLINE_FUNCTION void operator()(const int s) const {
+    using SL = PCRSegmentSlots;
+    T* base = ws.data() + static_cast<size_t>(s) * G * SL::kCount;
+    T Pp = T(0), Qp = T(0);
+    int bad = 0;
+    for (int seg = 0; seg < G; ++seg) {
+      T* e = base + static_cast<size_t>(seg) * SL::kCount;
+      const T den = T(1) - e[SL::kBetaF] * Qp;
+      const bool finite = abs_(e[SL::kBetaF]) <= real_limits<T>::max() && abs_(Qp) <= real_limits<T>::max();
+      if (bad == 0 && finite && !usable_pivot(den)) bad = seg * S + 1;
+      const T A = (e[SL::kAlphaF] + e[SL::kBetaF] * Pp) / den, B = e[SL::kGammaF] / den;
+      const T Pn = e[SL::kAlphaL] + e[SL::kBetaL] * (Pp + Qp * A);
+      const T Qn = e[SL::kBetaL] * Qp * B + e[SL::kGammaL];
+      e[SL::kA] = A;
+      e[SL::kB] = B;
+      e[SL::kP] = Pn;
+      e[SL::kQ] = Qn;
+      Pp = Pn;
+      Qp = Qn;
+    }
+    T un = T(0);
+    for (int seg = G - 1; seg >= 0; --seg) {
+      T* e = base + static_cast<size_t>(seg) * SL::kCount;
+      const T u = e[SL::kA] + e[SL::kB] * un;
+      e[SL::kV] = bad != 0 ? nan : e[SL::kP] + e[SL::kQ] * un;
+      e[SL::kU] = bad != 0 ? nan : u;  // NaN summaries give NaN here too
+      un = u;
+    }
+    info(s) = bad;
   }
 };
 
@@ -294,15 +459,12 @@ struct PCRSharedRegisters
       Base::operator()(m);
       return;
     }
+    const auto w = this->where(m);
+    if (!w.live) return;
     const auto& g = this->g;
-    const int t = m.team_rank();
-    const int p = g.chunk_fastest ? t / g.Kt : t % g.P;
-    const int r0 = g.chunk_fastest ? t % g.Kt : t / g.P;
-    const int s = m.league_rank() * g.P + p;
-    if (p >= g.P || s >= g.nsys) return;
-    for (int k = r0; k < g.K; k += g.Kt)
-      for (int j = k * M; j < (k + 1) * M && j < g.n; ++j) this->x(s, j) = this->nan;
-    if (r0 == 0) this->info(s) = fi;
+    for (int k = w.r0; k < g.K; k += g.Kt)
+      for (int j = k * M; j < (k + 1) * M && j < w.ns; ++j) this->x(w.s, w.o + j) = this->nan;
+    if (w.r0 == 0 && w.seg == 0) this->info(w.s) = fi;
   }
 };
 
