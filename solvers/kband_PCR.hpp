@@ -69,9 +69,8 @@ PCRGeometry pcr_geometry(const char* fn, int nsys, int n, size_t bytes_per_syste
 /// min(K, team limit) threads per system, P systems per team (about
 /// opt.team_size threads, default KBAND_PCR_TEAM on GPUs), the reduced rows
 /// in level-0 scratch when they fit. Segments (G > 1, one team each, P = 1):
-/// of opt.segment_rows rows when set; else, on GPUs, of 1024 rows when a
-/// team cannot hold a system's chunks one per thread, or when the systems
-/// are too few and long to fill the device (4 teams' threads per core).
+/// of opt.segment_rows rows when set; else, on GPUs, of 1024 rows when the
+/// systems are too few and long to fill the device with a team each.
 template <class Exec, class Functor, class Summary>
 PCRRegisterGeometry pcr_register_geometry(const char* fn, const Exec& exec, int nsys, int n, bool contiguous,
                                           const SolveOptions& opt, Functor& f, Summary& fs) {
@@ -98,10 +97,13 @@ PCRRegisterGeometry pcr_register_geometry(const char* fn, const Exec& exec, int 
   // segments
   int seg_rows = opt.segment_rows > 0 ? opt.segment_rows : 0;
   if (seg_rows == 0 && device) {
+    // too few systems to fill the device with a team each (H200: 16 x 2^20
+    // rows, one team per system, 78x the copy time; segmented 29x). With
+    // enough systems a long one stays whole even when its team's threads
+    // take several chunks each (16384 x 8192: 7.6x against 8.8x segmented).
     const long threads = static_cast<long>(exec.concurrency());
-    const bool too_long = g.K > cap;
-    const bool too_few = g.K > 128 && static_cast<long>(nsys) * g.K * 4 < threads;
-    if (too_long || too_few) seg_rows = 128 * M;
+    const long used = static_cast<long>(nsys) * (g.K < cap ? g.K : cap);
+    if (g.K > 128 && used * 4 < threads) seg_rows = 128 * M;
   }
   if (seg_rows > 0) {
     const int seg_chunks = (seg_rows + M - 1) / M;

@@ -395,33 +395,66 @@ struct PCRInterface {
   Info info;
   int G, S;
   T nan;
+  static constexpr int kBlock = 8;  // segments whose values are loaded ahead, together
   KOKKOS_INLINE_FUNCTION void operator()(const int s) const {
     using SL = PCRSegmentSlots;
     T* base = ws.data() + static_cast<size_t>(s) * G * SL::kCount;
+    auto at = [&](int seg) { return base + static_cast<size_t>(seg) * SL::kCount; };
+    // forward: the next block's summaries are loaded before this block's
+    // recurrence runs (the recurrence is a chain; the loads are not)
     T Pp = T(0), Qp = T(0);
     int bad = 0;
-    for (int seg = 0; seg < G; ++seg) {
-      T* e = base + static_cast<size_t>(seg) * SL::kCount;
-      const T den = T(1) - e[SL::kBetaF] * Qp;
-      const bool finite = abs_(e[SL::kBetaF]) <= real_limits<T>::max() && abs_(Qp) <= real_limits<T>::max();
-      if (bad == 0 && finite && !usable_pivot(den)) bad = seg * S + 1;
-      const T A = (e[SL::kAlphaF] + e[SL::kBetaF] * Pp) / den, B = e[SL::kGammaF] / den;
-      const T Pn = e[SL::kAlphaL] + e[SL::kBetaL] * (Pp + Qp * A);
-      const T Qn = e[SL::kBetaL] * Qp * B + e[SL::kGammaL];
-      e[SL::kA] = A;
-      e[SL::kB] = B;
-      e[SL::kP] = Pn;
-      e[SL::kQ] = Qn;
-      Pp = Pn;
-      Qp = Qn;
+    T cur[kBlock][6], nxt[kBlock][6];
+    auto load_fw = [&](int b0, T (&v)[kBlock][6]) {
+      for (int i = 0; i < kBlock; ++i)
+        for (int q = 0; q < 6; ++q) v[i][q] = b0 + i < G ? at(b0 + i)[q] : T(0);
+    };
+    load_fw(0, cur);
+    for (int b0 = 0; b0 < G; b0 += kBlock) {
+      if (b0 + kBlock < G) load_fw(b0 + kBlock, nxt);
+      for (int i = 0; i < kBlock && b0 + i < G; ++i) {
+        const T* e = cur[i];
+        const T den = T(1) - e[SL::kBetaF] * Qp;
+        const bool finite = abs_(e[SL::kBetaF]) <= real_limits<T>::max() && abs_(Qp) <= real_limits<T>::max();
+        if (bad == 0 && finite && !usable_pivot(den)) bad = (b0 + i) * S + 1;
+        const T A = (e[SL::kAlphaF] + e[SL::kBetaF] * Pp) / den, B = e[SL::kGammaF] / den;
+        const T Pn = e[SL::kAlphaL] + e[SL::kBetaL] * (Pp + Qp * A);
+        const T Qn = e[SL::kBetaL] * Qp * B + e[SL::kGammaL];
+        T* o = at(b0 + i);
+        o[SL::kA] = A;
+        o[SL::kB] = B;
+        o[SL::kP] = Pn;
+        o[SL::kQ] = Qn;
+        Pp = Pn;
+        Qp = Qn;
+      }
+      for (int i = 0; i < kBlock; ++i)
+        for (int q = 0; q < 6; ++q) cur[i][q] = nxt[i][q];
     }
+    // backward, blocks from the last one down, loaded ahead the same way
     T un = T(0);
-    for (int seg = G - 1; seg >= 0; --seg) {
-      T* e = base + static_cast<size_t>(seg) * SL::kCount;
-      const T u = e[SL::kA] + e[SL::kB] * un;
-      e[SL::kV] = bad != 0 ? nan : e[SL::kP] + e[SL::kQ] * un;
-      e[SL::kU] = bad != 0 ? nan : u;  // NaN summaries give NaN here too
-      un = u;
+    const int nb = (G + kBlock - 1) / kBlock;
+    auto load_bw = [&](int b, T (&v)[kBlock][6]) {
+      for (int i = 0; i < kBlock; ++i) {
+        const int seg = b * kBlock + i;
+        for (int q = 0; q < 4; ++q) v[i][q] = seg < G ? at(seg)[SL::kA + q] : T(0);
+      }
+    };
+    load_bw(nb - 1, cur);
+    for (int b = nb - 1; b >= 0; --b) {
+      if (b > 0) load_bw(b - 1, nxt);
+      for (int i = kBlock - 1; i >= 0; --i) {
+        const int seg = b * kBlock + i;
+        if (seg >= G) continue;
+        const T* e = cur[i];  // A, B, P, Q
+        const T u = e[0] + e[1] * un;
+        T* o = at(seg);
+        o[SL::kV] = bad != 0 ? nan : e[2] + e[3] * un;
+        o[SL::kU] = bad != 0 ? nan : u;  // NaN summaries give NaN here too
+        un = u;
+      }
+      for (int i = 0; i < kBlock; ++i)
+        for (int q = 0; q < 4; ++q) cur[i][q] = nxt[i][q];
     }
     info(s) = bad;
   }
