@@ -646,7 +646,9 @@ class Bench {
         kband::SolveOptions opt;
         opt.variant = kband::Variant::Registers;
         opt.segment_rows = o_.segment_rows;
-        kband_row("pcr", "registers", 5, false, g, [&] { kband::pcr(exec_, a, b, c, d, x, info, opt); });
+        Kokkos::View<T*, Mem> pws(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kband_bench::pcr_ws"),
+                                  kband::pcr_workspace_size(x, opt));
+        kband_row("pcr", "registers", 5, false, g, [&] { kband::pcr(exec_, a, b, c, d, x, info, opt, pws); });
       }
       // a thread per system, for contrast (skipped where 16 threads would
       // walk 2^20 rows each for seconds)

@@ -157,18 +157,22 @@ PCRRegisterGeometry pcr_register_geometry(const char* fn, const Exec& exec, int 
 }
 
 /// Runs the Registers variant: f solves; with segments, fs first summarises
-/// every segment and PCRInterface solves for the segments' end rows (a
-/// workspace of 12 values per segment, allocated per call).
-template <class Exec, class Functor, class Summary>
+/// every segment and PCRInterface solves for the segments' end rows (12
+/// values per segment: the caller's workspace when it is long enough, else
+/// allocated for the call).
+template <class Exec, class Functor, class Summary, class Workspace>
 void launch_pcr_registers(const char* fn, const Exec& exec, int nsys, int n, bool contiguous,
-                          const SolveOptions& opt, Functor& f, Summary& fs) {
+                          const SolveOptions& opt, Functor& f, Summary& fs, const Workspace& workspace) {
   const PCRRegisterGeometry g = pcr_register_geometry(fn, exec, nsys, n, contiguous, opt, f, fs);
   if (nsys == 0) return;
   if (g.G > 1) {
     using T = typename Functor::T;
     using WS = typename Functor::WS;
-    const WS ws(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, std::string("kband::pcr::segments")),
-                static_cast<size_t>(nsys) * g.G * PCRSegmentSlots::kCount);
+    const size_t need = static_cast<size_t>(nsys) * g.G * PCRSegmentSlots::kCount;
+    const WS ws = workspace.extent(0) >= need
+                      ? WS(workspace.data(), need)
+                      : WS(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, std::string("kband::pcr::segments")),
+                           need);
     f.ws = ws;
     fs.ws = ws;
     impl::Team<Exec> policy(exec, g.league, g.team_size);
@@ -192,9 +196,24 @@ void launch_pcr(const char* label, const Exec& exec, const PCRGeometry& g, const
 
 }  // namespace impl
 
+/// Workspace (elements) that covers any segmented Registers solve of a batch
+/// like x with these options (12 values per segment; segments of
+/// opt.segment_rows rows, or kband's 1024); pass a View this long to pcr to
+/// avoid an allocation per call when segments are used.
+template <class BX>
+size_t pcr_workspace_size(const BX& x, const SolveOptions& opt = {}) {
+  using tx = impl::batch_traits<BX>;
+  constexpr int M = impl::kPCRRegisterRows;
+  const long rows = opt.segment_rows > 0 ? (opt.segment_rows + M - 1) / M * M : 128 * M;
+  const long n = tx::n(x);
+  return static_cast<size_t>(tx::nsys(x)) * static_cast<size_t>((n + rows - 1) / rows) *
+         impl::PCRSegmentSlots::kCount;
+}
+
 template <class Exec, class BA, class BB, class BC, class BD, class BX, class Info>
 void pcr(const Exec& exec, const BA& a, const BB& b, const BC& c, const BD& d, const BX& x,
-         const Info& info, const SolveOptions& opt = {}) {
+         const Info& info, const SolveOptions& opt = {},
+         const Kokkos::View<impl::batch_value_t<BX>*, typename impl::batch_traits<BX>::memory_space>& workspace = {}) {
   const char* fn = "kband::pcr";
   impl::ProfilingRegion region(fn);
   using T = impl::batch_value_t<BX>;
@@ -210,7 +229,7 @@ void pcr(const Exec& exec, const BA& a, const BB& b, const BC& c, const BD& d, c
     using KS = impl::PCRRegisters<Exec, BA, BB, BC, BD, BX, Info, M, true>;
     KR f{a, b, c, d, x, info, {}, std::numeric_limits<T>::quiet_NaN()};
     KS fs{a, b, c, d, x, info, {}, std::numeric_limits<T>::quiet_NaN()};
-    impl::launch_pcr_registers(fn, exec, nsys, n, tx::layout == Layout::Contiguous, opt, f, fs);
+    impl::launch_pcr_registers(fn, exec, nsys, n, tx::layout == Layout::Contiguous, opt, f, fs, workspace);
     return;
   }
   using K = impl::PCRPerSystem<Exec, BA, BB, BC, BD, BX, Info>;
@@ -258,7 +277,8 @@ class PCRFactor {
 
 template <class Exec, class T, class Mem, class BD, class BX, class Info>
 void pcr(const Exec& exec, const PCRFactor<T, Mem>& factor, const BD& d, const BX& x, const Info& info,
-         const SolveOptions& opt = {}) {
+         const SolveOptions& opt = {},
+         const Kokkos::View<impl::batch_value_t<BX>*, typename impl::batch_traits<BX>::memory_space>& workspace = {}) {
   const char* fn = "kband::pcr(shared)";
   impl::ProfilingRegion region(fn);
   using tx = impl::batch_traits<BX>;
@@ -284,7 +304,7 @@ void pcr(const Exec& exec, const PCRFactor<T, Mem>& factor, const BD& d, const B
     const T nan = std::numeric_limits<T>::quiet_NaN();
     KR f(typename KR::Base{Bc{fd.a}, Bc{fd.b}, Bc{fd.c}, d, x, info, {}, nan}, fd.info);
     KS fs{Bc{fd.a}, Bc{fd.b}, Bc{fd.c}, d, x, info, {}, nan};
-    impl::launch_pcr_registers(fn, exec, nsys, n, tx::layout == Layout::Contiguous, opt, f, fs);
+    impl::launch_pcr_registers(fn, exec, nsys, n, tx::layout == Layout::Contiguous, opt, f, fs, workspace);
     return;
   }
   using K = impl::PCRShared<Exec, T, Mem, BD, BX, Info>;

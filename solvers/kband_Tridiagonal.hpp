@@ -60,7 +60,8 @@ TridiagonalAlgorithm choose_tridiagonal(const Exec& exec, Layout layout, int nsy
 }
 
 /// Solves every system of the batch; returns the algorithm it used. The
-/// workspace is used by Thomas' Global variant (see thomas_workspace_size).
+/// workspace is used by Thomas' Global variant (see thomas_workspace_size)
+/// and by PCR's segments (see pcr_workspace_size).
 /// Layouts, extents and info codes as for kband::thomas; no pivoting (every
 /// choice is stable for diagonally dominant and SPD systems).
 template <class Exec, class BA, class BB, class BC, class BD, class BX, class Info>
@@ -75,7 +76,7 @@ TridiagonalAlgorithm solve_tridiagonal(
   if (alg == TridiagonalAlgorithm::Auto)
     alg = choose_tridiagonal(exec, tx::layout, tx::nsys(x), tx::n(x), sizeof(impl::batch_value_t<BX>));
   if (alg == TridiagonalAlgorithm::PCR)
-    pcr(exec, a, b, c, d, x, info, opt.solve);
+    pcr(exec, a, b, c, d, x, info, opt.solve, workspace);
   else if (alg == TridiagonalAlgorithm::Hybrid)
     hybrid(exec, a, b, c, d, x, info, opt.hybrid);
   else

@@ -249,11 +249,13 @@ TYPED_TEST(PCRAccuracy, Segments) {
             opt.segment_rows = rows;
             upload(d, cs.d);
             const B& xo = inplace ? d : x;
+            // the caller's workspace out of place; kband's own in place
+            const Kokkos::View<T*> ws("ws", inplace ? 0 : kband::pcr_workspace_size(x, opt));
             if (!run_solver(what, xo, inplace, cs.d, info, nullptr, [&] {
                   if (shared)
-                    kband::pcr(exec, factor, d, xo, info, opt);
+                    kband::pcr(exec, factor, d, xo, info, opt, ws);
                   else
-                    kband::pcr(exec, a, b, c, d, xo, info, opt);
+                    kband::pcr(exec, a, b, c, d, xo, info, opt, ws);
                 }))
               continue;
             int pad = 0;
