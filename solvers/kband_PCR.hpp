@@ -116,12 +116,12 @@ PCRRegisterGeometry pcr_register_geometry(const char* fn, const Exec& exec, int 
       g.V = (g.K + g.Kt - 1) / g.Kt;
       g.P = 1;
       g.team_size = g.Kt;
-      const size_t need = Summary::scratch_bytes(1, g.K) > Functor::scratch_bytes(1, g.K)
-                              ? Summary::scratch_bytes(1, g.K)
-                              : Functor::scratch_bytes(1, g.K);
-      g.scratch_bytes = need;
-      g.scratch_level = need <= max0 ? 0 : 1;
-      require(need <= (g.scratch_level == 0 ? max0 : max1),
+      // the solve pass's scratch here; the summary pass (two more arrays)
+      // sizes its own at launch
+      const size_t need = Summary::scratch_bytes(1, g.K);
+      g.scratch_bytes = Functor::scratch_bytes(1, g.K);
+      g.scratch_level = g.scratch_bytes <= max0 ? 0 : 1;
+      require(need <= (need <= max0 ? max0 : max1),
               concat(fn, ": segments of ", g.S, " rows need ", need, " bytes of team scratch but the backend offers ",
                      max1));
       const long league = static_cast<long>(nsys) * g.G;
@@ -175,8 +175,11 @@ void launch_pcr_registers(const char* fn, const Exec& exec, int nsys, int n, boo
                            need);
     f.ws = ws;
     fs.ws = ws;
+    const size_t sbytes = Summary::scratch_bytes(1, g.K);
+    fs.g.scratch_bytes = sbytes;
+    fs.g.scratch_level = sbytes <= static_cast<size_t>(Kokkos::TeamPolicy<Exec>::scratch_size_max(0)) ? 0 : 1;
     impl::Team<Exec> policy(exec, g.league, g.team_size);
-    policy.set_scratch_size(g.scratch_level, Kokkos::PerTeam(g.scratch_bytes));
+    policy.set_scratch_size(fs.g.scratch_level, Kokkos::PerTeam(sbytes));
     Kokkos::parallel_for(fn, policy, fs);
     Kokkos::parallel_for(fn, impl::Range<Exec>(exec, 0, nsys),
                          PCRInterface<T, WS, decltype(f.info)>{ws, f.info, g.G, g.S, f.nan});
