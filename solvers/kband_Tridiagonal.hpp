@@ -2,6 +2,7 @@
 //
 // On GPUs: contiguous batches go to PCR (its Registers variant: a team per
 // system, chunks of 8 rows in registers, inputs read once) up to n = 8192,
+// and beyond when the systems are few (PCR then splits them over teams),
 // and so do interleaved batches up to n = 256 (32 systems per team, loads
 // coalesced across them). Otherwise Thomas (one thread per system, O(n)
 // work) when the batch has a system for about every 64 device threads; with
@@ -45,7 +46,11 @@ TridiagonalAlgorithm choose_tridiagonal(const Exec& exec, Layout layout, int nsy
   // 32..1024 at 2^27 rows, Thomas 3.4-5.4; 16384 x 8192: PCR 7.5, Thomas
   // 8.9; 4096 x 1024: PCR 5.1, Thomas 6.8.
   const bool pcr_ok = n <= 8192;
-  if (layout == Layout::Contiguous && pcr_ok) return TridiagonalAlgorithm::PCR;
+  const long threads = static_cast<long>(exec.concurrency());
+  const bool few = static_cast<long>(nsys) * 64 < threads;
+  // Longer contiguous systems, when few: PCR in segments (16 x 2^20: 16.0x,
+  // the hybrid 35.6x, gtsv2StridedBatch 17.5x).
+  if (layout == Layout::Contiguous && (pcr_ok || few)) return TridiagonalAlgorithm::PCR;
   // Interleaved, 2^27 rows: PCR 2.5-3.4x the copy time for n = 32..256,
   // Thomas 2.9-4.1x; from n = 512 on a team holds fewer than 32 systems and
   // PCR's loads no longer coalesce (6.0x against 4.3x).
@@ -54,8 +59,7 @@ TridiagonalAlgorithm choose_tridiagonal(const Exec& exec, Layout layout, int nsy
   // 5.4x, PCR 17.8x). Fewer: PCR (4096 x 1024 interleaved: 11.7x against
   // 15.9x), and beyond n = 8192 the hybrid (16 x 2^20: Thomas would have 16
   // threads).
-  const long threads = static_cast<long>(exec.concurrency());
-  if (static_cast<long>(nsys) * 64 >= threads) return TridiagonalAlgorithm::Thomas;
+  if (!few) return TridiagonalAlgorithm::Thomas;
   return pcr_ok ? TridiagonalAlgorithm::PCR : TridiagonalAlgorithm::Hybrid;
 }
 

@@ -274,10 +274,10 @@ TEST(HybridGeometry, GpuShapes) {
   }
 }
 
-// solve_tridiagonal: the hybrid when a GPU has too few systems and they are
-// longer than 8192 rows; never on a CPU; forcing it works everywhere. A GPU
-// solves contiguous batches up to n = 8192 and interleaved ones up to n =
-// 256 with PCR, whatever their number.
+// solve_tridiagonal: the hybrid when a GPU has too few interleaved or grouped
+// systems and they are longer than 8192 rows; never on a CPU; forcing it
+// works everywhere. A GPU solves contiguous batches up to n = 8192 (and
+// longer ones when few) and interleaved ones up to n = 256 with PCR.
 TEST(SolveTridiagonalHybrid, ChoiceAndForcing) {
   Exec exec;
   using A = kband::TridiagonalAlgorithm;
@@ -285,8 +285,10 @@ TEST(SolveTridiagonalHybrid, ChoiceAndForcing) {
   for (auto layout : {kband::Layout::Contiguous, kband::Layout::Interleaved, kband::Layout::Grouped}) {
     const A long_few = kband::choose_tridiagonal(exec, layout, 16, 1 << 20, sizeof(double));
     const A one = kband::choose_tridiagonal(exec, layout, 1, 70000, sizeof(float));
-    EXPECT_EQ(long_few, device_backend() ? A::Hybrid : A::Thomas) << kband::layout_name(layout);
-    EXPECT_EQ(one, device_backend() ? A::Hybrid : A::Thomas) << kband::layout_name(layout);
+    // contiguous: PCR splits the few long systems over teams
+    const A few_long = layout == kband::Layout::Contiguous ? A::PCR : A::Hybrid;
+    EXPECT_EQ(long_few, device_backend() ? few_long : A::Thomas) << kband::layout_name(layout);
+    EXPECT_EQ(one, device_backend() ? few_long : A::Thomas) << kband::layout_name(layout);
     const bool pcr = device_backend() && layout != kband::Layout::Grouped;
     EXPECT_EQ(kband::choose_tridiagonal(exec, layout, 1 << 22, 64, sizeof(double)), pcr ? A::PCR : A::Thomas)
         << "a grouped batch that fills the machine stays with Thomas; on GPUs contiguous and short "
