@@ -706,31 +706,25 @@ class Bench {
     }
     // PCR, per-system and shared, on the contiguous and interleaved layouts
     if (L != kband::Layout::Grouped && n >= o_.pcr_lo && n <= o_.pcr_hi) {
-      if (o_.has("pcr"))
-        for (const auto& v : variants) {
-          // kband::pcr's variants: Scratch (rows in team scratch), Registers (chunks), Auto
-          if (v.second != kband::Variant::Auto && v.second != kband::Variant::Scratch &&
-              v.second != kband::Variant::Registers)
-            continue;
+      // kband::pcr's variants: Scratch (rows in team scratch), Registers (chunks), Auto
+      std::vector<std::pair<std::string, kband::SolveOptions>> pcr_opts;
+      for (const auto& v : variants)
+        if (v.second == kband::Variant::Auto || v.second == kband::Variant::Scratch ||
+            v.second == kband::Variant::Registers) {
           kband::SolveOptions opt;
           opt.variant = v.second;
           opt.team_size = o_.team_size;
           opt.segment_rows = o_.segment_rows;
-          kband_row("pcr", v.first, 5, false, g, [&] { kband::pcr(exec_, a, b, c, d, x, info, opt); });
+          pcr_opts.emplace_back(v.first, opt);
         }
+      if (o_.has("pcr"))
+        for (const auto& v : pcr_opts)
+          kband_row("pcr", v.first, 5, false, g, [&] { kband::pcr(exec_, a, b, c, d, x, info, v.second); });
       if (o_.has("pcr-shared")) {
         kband::PCRFactor<T, Mem> pf(exec_, sa, sb, sc);
         if (pf.info() != 0) throw std::runtime_error("shared PCR factor: zero pivot (benchmark data bug)");
-        for (const auto& v : variants) {
-          if (v.second != kband::Variant::Auto && v.second != kband::Variant::Scratch &&
-              v.second != kband::Variant::Registers)
-            continue;
-          kband::SolveOptions opt;
-          opt.variant = v.second;
-          opt.team_size = o_.team_size;
-          opt.segment_rows = o_.segment_rows;
-          kband_row("pcr-shared", v.first, 2, true, g, [&] { kband::pcr(exec_, pf, d, x, info, opt); });
-        }
+        for (const auto& v : pcr_opts)
+          kband_row("pcr-shared", v.first, 2, true, g, [&] { kband::pcr(exec_, pf, d, x, info, v.second); });
       }
     }
     // the dispatching entry point, and the algorithm it chose

@@ -98,7 +98,7 @@ PCRRegisterGeometry pcr_register_geometry(const char* fn, const Exec& exec, int 
   int seg_rows = opt.segment_rows > 0 ? opt.segment_rows : 0;
   if (seg_rows == 0 && device) {
     // too few systems to fill the device with a team each (H200: 16 x 2^20
-    // rows, one team per system, 78x the copy time; segmented 29x). With
+    // rows, one team per system, 78x the copy time; segmented 16x). With
     // enough systems a long one stays whole even when its team's threads
     // take several chunks each (16384 x 8192: 7.6x against 8.8x segmented).
     const long threads = static_cast<long>(exec.concurrency());

@@ -97,27 +97,10 @@ struct PCRRegisters {
     return static_cast<size_t>(4 * NC) * P * K * sizeof(T) + static_cast<size_t>(P) * sizeof(int) + 16;
   }
 
-  struct Rows {
-    T a[M], b[M], c[M], d[M];
-  };
+  using Rows = ChunkRows<T, M>;
 
   KOKKOS_INLINE_FUNCTION void load(bool live, int s, int j0, int nr, Rows& r) const {
-    const int n = g.n;
-    const T* ap = live ? &a(s, j0) : nullptr;
-    const T* bp = live ? &b(s, j0) : nullptr;
-    const T* cp = live ? &c(s, j0) : nullptr;
-    const T* dp = live ? &d(s, j0) : nullptr;
-    const size_t ars = batch_traits<BA>::row_stride(a), brs = batch_traits<BB>::row_stride(b);
-    const size_t crs = batch_traits<BC>::row_stride(c), drs = batch_traits<BD>::row_stride(d);
-KBAND_UNROLL
-    for (int u = 0; u < M; ++u) {
-      const bool in = live && u < nr;
-      // a(s,0) and c(s,n-1) lie outside the matrix: not read
-      r.a[u] = in && j0 + u > 0 ? ap[u * ars] : T(0);
-      r.b[u] = in ? bp[u * brs] : T(1);
-      r.c[u] = in && j0 + u < n - 1 ? cp[u * crs] : T(0);
-      r.d[u] = in ? dp[u * drs] : T(0);
-    }
+    load_chunk<M>(a, b, c, d, live, s, j0, nr, g.n, r);
   }
 
   /// The chunk's two sweeps, in place: afterwards row u reads

@@ -360,28 +360,10 @@ struct ThomasPerSystemRegisters : RegisterBase<Exec, batch_value_t<BX>, M> {
                                                                                          : scan_entry<T, Sum>();
   KOKKOS_INLINE_FUNCTION static size_t scratch_per_thread() { return 4 * kEntry; }
 
-  struct Rows {
-    T a[M], b[M], c[M], d[M];
-  };
+  using Rows = ChunkRows<T, M>;
 
   KOKKOS_INLINE_FUNCTION void load(const Place& pl, int j0, int nr, Rows& r) const {
-    const int n = this->n;
-    const bool ld = pl.live;
-    const T* ap = ld ? &a(pl.s, j0) : nullptr;
-    const T* bp = ld ? &b(pl.s, j0) : nullptr;
-    const T* cp = ld ? &c(pl.s, j0) : nullptr;
-    const T* dp = ld ? &d(pl.s, j0) : nullptr;
-    const size_t ars = batch_traits<BA>::row_stride(a), brs = batch_traits<BB>::row_stride(b);
-    const size_t crs = batch_traits<BC>::row_stride(c), drs = batch_traits<BD>::row_stride(d);
-KBAND_UNROLL
-    for (int u = 0; u < M; ++u) {
-      const bool in = ld && u < nr;
-      // a(s,0) and c(s,n-1) are outside the matrix: not read
-      r.a[u] = in && j0 + u > 0 ? ap[u * ars] : T(0);
-      r.b[u] = in ? bp[u * brs] : T(1);
-      r.c[u] = in && j0 + u < n - 1 ? cp[u * crs] : T(0);
-      r.d[u] = in ? dp[u * drs] : T(0);
-    }
+    load_chunk<M>(a, b, c, d, pl.live, pl.s, j0, nr, this->n, r);
   }
 
   /// Each team solves R blocks of P systems in turn. Unlike the shared

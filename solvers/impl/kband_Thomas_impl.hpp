@@ -25,6 +25,35 @@
 namespace kband {
 namespace impl {
 
+/// M consecutive rows of one tridiagonal system, in registers (the chunk of
+/// the Registers kernels of thomas and pcr).
+template <class T, int M>
+struct ChunkRows {
+  T a[M], b[M], c[M], d[M];
+};
+
+/// Loads rows j0 .. j0+nr-1 of system s (of n rows) into r; the rest of the
+/// chunk, and every row when !live, become identity rows (b = 1, a = c = d =
+/// 0). a(s,0) and c(s,n-1) lie outside the matrix and are not read.
+template <int M, class T, class BA, class BB, class BC, class BD>
+KOKKOS_INLINE_FUNCTION void load_chunk(const BA& a, const BB& b, const BC& c, const BD& d, bool live, int s, int j0,
+                                       int nr, int n, ChunkRows<T, M>& r) {
+  const T* ap = live ? &a(s, j0) : nullptr;
+  const T* bp = live ? &b(s, j0) : nullptr;
+  const T* cp = live ? &c(s, j0) : nullptr;
+  const T* dp = live ? &d(s, j0) : nullptr;
+  const size_t ars = batch_traits<BA>::row_stride(a), brs = batch_traits<BB>::row_stride(b);
+  const size_t crs = batch_traits<BC>::row_stride(c), drs = batch_traits<BD>::row_stride(d);
+KBAND_UNROLL
+  for (int u = 0; u < M; ++u) {
+    const bool in = live && u < nr;
+    r.a[u] = in && j0 + u > 0 ? ap[u * ars] : T(0);
+    r.b[u] = in ? bp[u * brs] : T(1);
+    r.c[u] = in && j0 + u < n - 1 ? cp[u * crs] : T(0);
+    r.d[u] = in ? dp[u * drs] : T(0);
+  }
+}
+
 /// Where a thread keeps the rows of its forward-pass intermediates. A slot
 /// holds `nbuf` arrays of n rows for each of the thread's W lanes.
 template <class T>
