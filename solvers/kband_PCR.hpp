@@ -21,10 +21,12 @@
 //    same kernel reads the factor's copy of the matrix (from cache, shared by
 //    all systems) and only d and x from memory; its pivots are checked in the
 //    solve, and a failed factor (info() != 0) gives NaN and that info.
-//  Auto: Registers. On host backends a team's one thread owns all chunks and
-//  reads the inputs twice, and is still faster than Scratch (one core of
-//  this project's VM, n = 64 / 1024: 14.2 / 17.9 ns per row against 22.1 /
-//  34.2).
+//  Auto: Registers, but Scratch for shared-matrix solves on host backends.
+//  There a team's one thread owns all chunks and reads the inputs twice; with
+//  per-system coefficients that is still faster than Scratch, with a shared
+//  matrix it is not (one core of this project's VM, n = 64 / 1024, time over
+//  the copy time: per-system 20.8 / 24.1 against 37.0 / 56.3; shared 19.5 /
+//  22.1 against 9.7 / 13.3).
 //
 // PCR does not pivot. It is stable for diagonally dominant systems (the
 // off-diagonals shrink every step) and in practice for SPD systems; use
@@ -298,7 +300,7 @@ void pcr(const Exec& exec, const PCRFactor<T, Mem>& factor, const BD& d, const B
   const Variant v = opt.variant;
   impl::require(v == Variant::Auto || v == Variant::Scratch || v == Variant::Registers,
                 impl::concat(fn, ": offers Variant::Auto, Scratch and Registers, not ", variant_name(v)));
-  if (v == Variant::Registers || v == Variant::Auto) {
+  if (v == Variant::Registers || (v == Variant::Auto && impl::is_device_exec<Exec>::value)) {
     using Bc = impl::Broadcast<T, Mem>;
     constexpr int M = impl::kPCRRegisterRows;
     using KR = impl::PCRSharedRegisters<Exec, T, Mem, BD, BX, Info, M>;
