@@ -24,6 +24,15 @@
 // one thread) it is loaded and reduced again before the substitution, so the
 // inputs are read twice.
 //
+// Segments (G > 1): a system longer than one team should take, when the
+// systems are too few to fill the device, is cut into G segments of K chunks,
+// one team each, in three launches. The summary pass (Summary = true) reduces
+// each segment with its couplings to the neighbouring segments moved to two
+// extra right-hand sides, giving its first and last rows as affine functions
+// of the neighbours' end rows; PCRInterface solves for all end rows, a thread
+// per system; the solve pass reduces each segment again with those values
+// known and writes x. The inputs are read twice.
+//
 // No pivoting: stable for diagonally dominant systems, like kband::pcr's
 // Scratch variant. A zero or non-finite pivot (of a sweep or of the reduced
 // system) sets info to the 1-based row it belongs to and x to NaN.
