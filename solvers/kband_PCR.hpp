@@ -1,8 +1,9 @@
 // Batched parallel cyclic reduction (PCR) for tridiagonal systems.
 //
-//   kband::pcr(exec, a, b, c, d, x, info[, opts])   per-system coefficients
-//   kband::PCRFactor f(exec, a, b, c);                shared coefficients,
-//   kband::pcr(exec, f, d, x, info[, opts])           factored once
+//   kband::pcr(exec, a, b, c, d, x, info[, opts[, ws]])   per-system coefficients
+//   kband::PCRFactor f(exec, a, b, c);                      shared coefficients,
+//   kband::pcr(exec, f, d, x, info[, opts[, ws]])           factored once
+//   ws: optional workspace for segments (kband::pcr_workspace_size elements)
 //
 // Same conventions as kband::thomas (a(s,0), c(s,n-1) ignored; x may alias d;
 // info(s) = k > 0 names a row whose reduced diagonal was zero or not finite,
@@ -21,6 +22,9 @@
 //    same kernel reads the factor's copy of the matrix (from cache, shared by
 //    all systems) and only d and x from memory; its pivots are checked in the
 //    solve, and a failed factor (info() != 0) gives NaN and that info.
+//    Systems too few and long to fill a GPU with a team each are split over
+//    several teams (SolveOptions::segment_rows), at the price of reading the
+//    inputs twice.
 //  Auto: Registers, but Scratch for shared-matrix solves on host backends.
 //  There a team's one thread owns all chunks and reads the inputs twice; with
 //  per-system coefficients that is still faster than Scratch, with a shared
