@@ -216,7 +216,7 @@ TYPED_TEST(PCRAccuracy, SharedFactorZeroPivot) {
 // Segments (SolveOptions::segment_rows): the Registers variant cuts each
 // system into segments of whole chunks, one team each, summarises every
 // segment's end rows, solves for them, then solves the segments. Segment
-// sizes of 1, 3 and 8 chunks, systems of 1 to 40 segments, per-system and
+// sizes of 1, 3 and 8 chunks, systems of 1 to 125 segments, per-system and
 // shared, in place and out of place.
 TYPED_TEST(PCRAccuracy, Segments) {
   using T = typename TypeParam::value_type;
