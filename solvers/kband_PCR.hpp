@@ -122,20 +122,19 @@ PCRRegisterGeometry pcr_register_geometry(const char* fn, const Exec& exec, int 
       g.V = (g.K + g.Kt - 1) / g.Kt;
       g.P = 1;
       g.team_size = g.Kt;
-      // the solve pass's scratch here; the summary pass (two more arrays)
-      // sizes its own at launch
-      const size_t need = Summary::scratch_bytes(1, g.K);
-      g.scratch_bytes = Functor::scratch_bytes(1, g.K);
-      g.scratch_level = g.scratch_bytes <= max0 ? 0 : 1;
-      require(need <= (need <= max0 ? max0 : max1),
-              concat(fn, ": segments of ", g.S, " rows need ", need, " bytes of team scratch but the backend offers ",
-                     max1));
       const long league = static_cast<long>(nsys) * g.G;
       require(league <= static_cast<long>(std::numeric_limits<int>::max()),
               concat(fn, ": ", nsys, " systems of ", g.G, " segments are too many teams"));
       g.league = static_cast<int>(league);
-      f.g = g;
+      // each pass its own scratch (the summary pass carries two more arrays)
+      g.scratch_bytes = Functor::scratch_bytes(1, g.K);
+      g.scratch_level = g.scratch_bytes <= max0 ? 0 : 1;
       fs.g = g;
+      fs.g.scratch_bytes = Summary::scratch_bytes(1, g.K);
+      fs.g.scratch_level = fs.g.scratch_bytes <= max0 ? 0 : 1;
+      require(fs.g.scratch_bytes <= max1, concat(fn, ": segments of ", g.S, " rows need ", fs.g.scratch_bytes,
+                                                 " bytes of team scratch but the backend offers ", max1));
+      f.g = g;
       return g;
     }
   }
@@ -181,11 +180,8 @@ void launch_pcr_registers(const char* fn, const Exec& exec, int nsys, int n, boo
                            need);
     f.ws = ws;
     fs.ws = ws;
-    const size_t sbytes = Summary::scratch_bytes(1, g.K);
-    fs.g.scratch_bytes = sbytes;
-    fs.g.scratch_level = sbytes <= static_cast<size_t>(Kokkos::TeamPolicy<Exec>::scratch_size_max(0)) ? 0 : 1;
     impl::Team<Exec> policy(exec, g.league, g.team_size);
-    policy.set_scratch_size(fs.g.scratch_level, Kokkos::PerTeam(sbytes));
+    policy.set_scratch_size(fs.g.scratch_level, Kokkos::PerTeam(fs.g.scratch_bytes));
     Kokkos::parallel_for(fn, policy, fs);
     Kokkos::parallel_for(fn, impl::Range<Exec>(exec, 0, nsys),
                          PCRInterface<T, WS, decltype(f.info)>{ws, f.info, g.G, g.S, f.nan});
@@ -193,6 +189,14 @@ void launch_pcr_registers(const char* fn, const Exec& exec, int nsys, int n, boo
   impl::Team<Exec> policy(exec, g.league, g.team_size);
   policy.set_scratch_size(g.scratch_level, Kokkos::PerTeam(g.scratch_bytes));
   Kokkos::parallel_for(fn, policy, f);
+}
+
+/// opt.variant, checked: pcr offers Auto, Scratch and Registers.
+inline Variant pcr_variant(const char* fn, const SolveOptions& opt) {
+  const Variant v = opt.variant;
+  require(v == Variant::Auto || v == Variant::Scratch || v == Variant::Registers,
+          concat(fn, ": offers Variant::Auto, Scratch and Registers, not ", variant_name(v)));
+  return v;
 }
 
 template <class Exec, class Functor>
@@ -229,9 +233,7 @@ void pcr(const Exec& exec, const BA& a, const BB& b, const BC& c, const BD& d, c
   using tx = impl::batch_traits<BX>;
   impl::check_tridiagonal_args<Exec>(fn, a, b, c, d, x, info, 1);
   const int nsys = tx::nsys(x), n = tx::n(x);
-  const Variant v = opt.variant;
-  impl::require(v == Variant::Auto || v == Variant::Scratch || v == Variant::Registers,
-                impl::concat(fn, ": offers Variant::Auto, Scratch and Registers, not ", variant_name(v)));
+  const Variant v = impl::pcr_variant(fn, opt);
   if (v == Variant::Registers || v == Variant::Auto) {
     constexpr int M = impl::kPCRRegisterRows;
     using KR = impl::PCRRegisters<Exec, BA, BB, BC, BD, BX, Info, M>;
@@ -301,9 +303,7 @@ void pcr(const Exec& exec, const PCRFactor<T, Mem>& factor, const BD& d, const B
                 impl::concat(fn, ": x has n=", n, " rows but the factor was built for n=", factor.n()));
   impl::check_batch(fn, "d", d, nsys, n);
   impl::check_info(fn, info, nsys);
-  const Variant v = opt.variant;
-  impl::require(v == Variant::Auto || v == Variant::Scratch || v == Variant::Registers,
-                impl::concat(fn, ": offers Variant::Auto, Scratch and Registers, not ", variant_name(v)));
+  const Variant v = impl::pcr_variant(fn, opt);
   if (v == Variant::Registers || (v == Variant::Auto && impl::is_device_exec<Exec>::value)) {
     using Bc = impl::Broadcast<T, Mem>;
     constexpr int M = impl::kPCRRegisterRows;

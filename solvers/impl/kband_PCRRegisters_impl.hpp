@@ -233,6 +233,11 @@ KBAND_UNROLL
       for (int q = 0; q < NC; ++q) r[q] = arr(buf, q)[at];
     };
     auto fail = [&](int k) { Kokkos::atomic_fetch_min(badp + p, w.o + k * M + 1); };
+    // rows of chunk k inside the segment (0 for the identity chunks past its end)
+    auto rows_of = [&](int k) {
+      const int r = w.ns - k * M;
+      return r < 0 ? 0 : (r < M ? r : M);
+    };
     // the neighbouring segments' end rows (a solve of a segment)
     const bool has_prev = !Summary && G > 1 && w.seg > 0 && live;
     const bool has_next = !Summary && G > 1 && w.seg + 1 < G && live;
@@ -245,9 +250,7 @@ KBAND_UNROLL
     for (int v = 0; v < V; ++v) {
       const int k = r0 + v * Kt;
       if (!mine || k >= K) break;
-      const int j0 = k * M;
-      int nr = w.ns - j0;
-      nr = nr < 0 ? 0 : (nr < M ? nr : M);
+      const int j0 = k * M, nr = rows_of(k);
       load(live, s, w.o + j0, nr, rw);
       const int bad = sweep(rw, w.o + j0);
       if (bad != 0 && (mybad == 0 || bad < mybad)) mybad = bad;
@@ -338,9 +341,7 @@ KBAND_UNROLL
     for (int v = 0; v < V; ++v) {
       const int k = r0 + v * Kt;
       if (k >= K) break;
-      const int j0 = k * M;
-      int nr = w.ns - j0;
-      nr = nr < 0 ? 0 : (nr < M ? nr : M);
+      const int j0 = k * M, nr = rows_of(k);
       if (nr == 0) break;
       if (V > 1) {
         load(live, s, w.o + j0, nr, rw);
