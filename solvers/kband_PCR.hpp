@@ -162,9 +162,9 @@ PCRRegisterGeometry pcr_register_geometry(const char* fn, const Exec& exec, int 
 }
 
 /// Runs the Registers variant: f solves; with segments, fs first summarises
-/// every segment and PCRInterface solves for the segments' end rows (12
-/// values per segment: the caller's workspace when it is long enough, else
-/// allocated for the call).
+/// every segment and PCRInterface (a team per system) solves for the
+/// segments' end rows (12 values per segment: the caller's workspace when it
+/// is long enough, else allocated for the call).
 template <class Exec, class Functor, class Summary, class Workspace>
 void launch_pcr_registers(const char* fn, const Exec& exec, int nsys, int n, bool contiguous,
                           const SolveOptions& opt, Functor& f, Summary& fs, const Workspace& workspace) {
@@ -183,8 +183,11 @@ void launch_pcr_registers(const char* fn, const Exec& exec, int nsys, int n, boo
     impl::Team<Exec> policy(exec, g.league, g.team_size);
     policy.set_scratch_size(fs.g.scratch_level, Kokkos::PerTeam(fs.g.scratch_bytes));
     Kokkos::parallel_for(fn, policy, fs);
-    Kokkos::parallel_for(fn, impl::Range<Exec>(exec, 0, nsys),
-                         PCRInterface<T, WS, decltype(f.info)>{ws, f.info, g.G, g.S, f.nan});
+    using Interface = PCRInterface<Exec, T, WS, decltype(f.info)>;
+    const int its = Interface::team_size(exec, g.G);
+    impl::Team<Exec> ipolicy(exec, nsys, its);
+    ipolicy.set_scratch_size(0, Kokkos::PerTeam(Interface::scratch_bytes(its)));
+    Kokkos::parallel_for(fn, ipolicy, Interface{ws, f.info, g.G, g.S, f.nan});
   }
   impl::Team<Exec> policy(exec, g.league, g.team_size);
   policy.set_scratch_size(g.scratch_level, Kokkos::PerTeam(g.scratch_bytes));

@@ -29,7 +29,7 @@
 // one team each, in three launches. The summary pass (Summary = true) reduces
 // each segment with its couplings to the neighbouring segments moved to two
 // extra right-hand sides, giving its first and last rows as affine functions
-// of the neighbours' end rows; PCRInterface solves for all end rows, a thread
+// of the neighbours' end rows; PCRInterface solves for all end rows, a team
 // per system; the solve pass reduces each segment again with those values
 // known and writes x. The inputs are read twice.
 //
@@ -39,6 +39,7 @@
 #pragma once
 
 #include "kband_PCR_impl.hpp"
+#include "kband_ThomasRegisters_impl.hpp"
 #include "kband_Thomas_impl.hpp"
 
 namespace kband {
@@ -377,79 +378,130 @@ KBAND_UNROLL
 /// The interface solve of a segmented pcr: per system, the 2G end rows
 /// u_s = aF + bF v_{s-1} + gF u_{s+1}, v_s = aL + bL v_{s-1} + gL u_{s+1}
 /// by elimination along the segments (u_s = A + B u_{s+1}, v_s = P + Q
-/// u_{s+1}) and back. Sets info(s) to 0, or to the first row of the segment
+/// u_{s+1}) and back. One team per system; a thread takes a run of
+/// consecutive segments and the runs are joined by scans in team scratch, as
+/// in Thomas' Registers variant: Q follows the Moebius map
+/// Q -> gL + bL gF Q / (1 - bF Q) (2x2 matrices [[bL gF - gL bF, gL], [-bF, 1]]),
+/// P is affine in the previous P once Q is known (P -> aL + bL Q aF / den +
+/// bL / den P, den = 1 - bF Q), and u is affine in the next u. So three
+/// scans, and a thread walks its run three times (the summaries come from
+/// cache). Sets info(s) to 0, or to the first row of the first segment
 /// whose elimination failed on finite values (the end rows are then NaN,
 /// and so is x). A segment whose own pivots failed has a NaN summary; the
 /// NaN spreads to every end row, and the solve pass of that segment reports
 /// its row.
-template <class T, class WS, class Info>
+template <class Exec, class T, class WS, class Info>
 struct PCRInterface {
+  using member_type = typename Kokkos::TeamPolicy<Exec>::member_type;
+  using SL = PCRSegmentSlots;
+  using Moeb = MoebiusSum<T>;
+  using Aff = AffineSum<T, false, true>;
+  using Scan = RegisterBase<Exec, T, 1>;
+  static constexpr size_t kEntry =
+      scan_entry<T, Moeb>() > scan_entry<T, Aff>() ? scan_entry<T, Moeb>() : scan_entry<T, Aff>();
   WS ws;
   Info info;
   int G, S;
   T nan;
-  static constexpr int kBlock = 8;  // segments whose values are loaded ahead, together
-  KOKKOS_INLINE_FUNCTION void operator()(const int s) const {
-    using SL = PCRSegmentSlots;
+
+  /// Team scratch (level 0) for a team of ts threads: two scan regions.
+  KOKKOS_INLINE_FUNCTION static size_t scratch_bytes(int ts) { return 4 * kEntry * static_cast<size_t>(ts); }
+  /// Threads per team: up to 256 on GPUs (runs of G / 256 segments), one on
+  /// host backends (the whole system sequentially).
+  template <class E>
+  static int team_size(const E&, int G) {
+    if (!is_device_exec<E>::value) return 1;
+    return G < 256 ? G : 256;
+  }
+
+  KOKKOS_FUNCTION void operator()(const member_type& m) const {
+    const int s = m.league_rank(), ts = m.team_size();
     T* base = ws.data() + static_cast<size_t>(s) * G * SL::kCount;
     auto at = [&](int seg) { return base + static_cast<size_t>(seg) * SL::kCount; };
-    // forward: the next block's summaries are loaded before this block's
-    // recurrence runs (the recurrence is a chain; the loads are not)
-    T Pp = T(0), Qp = T(0);
-    int bad = 0;
-    T cur[kBlock][6], nxt[kBlock][6];
-    auto load_fw = [&](int b0, T (&v)[kBlock][6]) {
-      for (int i = 0; i < kBlock; ++i)
-        for (int q = 0; q < 6; ++q) v[i][q] = b0 + i < G ? at(b0 + i)[q] : T(0);
-    };
-    load_fw(0, cur);
-    for (int b0 = 0; b0 < G; b0 += kBlock) {
-      if (b0 + kBlock < G) load_fw(b0 + kBlock, nxt);
-      for (int i = 0; i < kBlock && b0 + i < G; ++i) {
-        const T* e = cur[i];
-        const T den = T(1) - e[SL::kBetaF] * Qp;
-        const bool finite = abs_(e[SL::kBetaF]) <= real_limits<T>::max() && abs_(Qp) <= real_limits<T>::max();
-        if (bad == 0 && finite && !usable_pivot(den)) bad = (b0 + i) * S + 1;
-        const T A = (e[SL::kAlphaF] + e[SL::kBetaF] * Pp) / den, B = e[SL::kGammaF] / den;
-        const T Pn = e[SL::kAlphaL] + e[SL::kBetaL] * (Pp + Qp * A);
-        const T Qn = e[SL::kBetaL] * Qp * B + e[SL::kGammaL];
-        T* o = at(b0 + i);
+    const int L = (G + ts - 1) / ts;
+    int g0 = m.team_rank() * L;
+    g0 = g0 < G ? g0 : G;
+    const int g1 = g0 + L < G ? g0 + L : G;
+    Scan sc;
+    sc.nsys = 1;
+    sc.n = ts;
+    sc.K = ts;
+    sc.P = 1;
+    sc.chunk_fastest = true;
+    sc.nan = nan;
+    const typename Scan::Place pl = sc.at(sc.place(m), 0);
+    char* raw = static_cast<char*>(m.team_scratch(0).get_shmem(scratch_bytes(ts)));
+
+    // 1. Q entering the run: the scan of the runs' Moebius matrices (Q = 0
+    //    before the first segment)
+    const Moeb mid{T(1), T(0), T(0), T(1)};
+    Moeb mq = mid;
+    for (int g = g0; g < g1; ++g) {
+      const T* e = at(g);
+      const Moeb me{e[SL::kBetaL] * e[SL::kGammaF] - e[SL::kGammaL] * e[SL::kBetaF], e[SL::kGammaL],
+                    -e[SL::kBetaF], T(1)};
+      mq = compose(me, mq);
+    }
+    Moeb mex, mtot;
+    sc.template scan<false>(m, pl, Scan::region(m, raw, 0, kEntry), kEntry, mq, mid, mex, mtot);
+    const T Q0 = mex.m01 / mex.m11;
+
+    // 2. P entering the run: the scan of the runs' affine maps; the first
+    //    failed elimination comes with it
+    const Aff aid{T(1), T(0), T(0), 0};
+    Aff ap = aid;
+    {
+      T Q = Q0;
+      for (int g = g0; g < g1; ++g) {
+        const T* e = at(g);
+        const T den = T(1) - e[SL::kBetaF] * Q;
+        const bool finite = abs_(e[SL::kBetaF]) <= real_limits<T>::max() && abs_(Q) <= real_limits<T>::max();
+        if (ap.bad == 0 && finite && !usable_pivot(den)) ap.bad = g * S + 1;
+        const T rden = T(1) / den;
+        const T f = e[SL::kBetaL] * rden;
+        ap.y = e[SL::kAlphaL] + e[SL::kBetaL] * Q * e[SL::kAlphaF] * rden + f * ap.y;
+        ap.g = f * ap.g;
+        Q = e[SL::kBetaL] * Q * e[SL::kGammaF] * rden + e[SL::kGammaL];
+      }
+    }
+    Aff aex, atot;
+    sc.template scan<false>(m, pl, Scan::region(m, raw, 1, kEntry), kEntry, ap, aid, aex, atot);
+    const int bad = atot.bad;
+
+    // 3. the elimination coefficients of the run, and u's backward map over it
+    Aff au = aid;
+    {
+      T P = aex.y, Q = Q0;
+      for (int g = g0; g < g1; ++g) {
+        const T* e = at(g);
+        const T den = T(1) - e[SL::kBetaF] * Q;
+        const T A = (e[SL::kAlphaF] + e[SL::kBetaF] * P) / den, B = e[SL::kGammaF] / den;
+        const T Pn = e[SL::kAlphaL] + e[SL::kBetaL] * (P + Q * A);
+        const T Qn = e[SL::kBetaL] * Q * B + e[SL::kGammaL];
+        T* o = at(g);
         o[SL::kA] = A;
         o[SL::kB] = B;
         o[SL::kP] = Pn;
         o[SL::kQ] = Qn;
-        Pp = Pn;
-        Qp = Qn;
+        au.y += au.g * A;  // u_{g0} = y + g u_{g+1}
+        au.g *= B;
+        P = Pn;
+        Q = Qn;
       }
-      for (int i = 0; i < kBlock; ++i)
-        for (int q = 0; q < 6; ++q) cur[i][q] = nxt[i][q];
     }
-    // backward, blocks from the last one down, loaded ahead the same way
-    T un = T(0);
-    const int nb = (G + kBlock - 1) / kBlock;
-    auto load_bw = [&](int b, T (&v)[kBlock][6]) {
-      for (int i = 0; i < kBlock; ++i) {
-        const int seg = b * kBlock + i;
-        for (int q = 0; q < 4; ++q) v[i][q] = seg < G ? at(seg)[SL::kA + q] : T(0);
-      }
-    };
-    load_bw(nb - 1, cur);
-    for (int b = nb - 1; b >= 0; --b) {
-      if (b > 0) load_bw(b - 1, nxt);
-      for (int i = kBlock - 1; i >= 0; --i) {
-        const int seg = b * kBlock + i;
-        if (seg >= G) continue;
-        const T* e = cur[i];  // A, B, P, Q
-        const T u = e[0] + e[1] * un;
-        T* o = at(seg);
-        o[SL::kV] = bad != 0 ? nan : e[2] + e[3] * un;
-        o[SL::kU] = bad != 0 ? nan : u;  // NaN summaries give NaN here too
-        un = u;
-      }
-      for (int i = 0; i < kBlock; ++i)
-        for (int q = 0; q < 4; ++q) cur[i][q] = nxt[i][q];
+    Aff uex, utot;
+    sc.template scan<true>(m, pl, Scan::region(m, raw, 0, kEntry), kEntry, au, aid, uex, utot);
+
+    // 4. back substitution over the run from the u that follows it
+    T un = uex.y;
+    for (int g = g1 - 1; g >= g0; --g) {
+      T* o = at(g);
+      const T u = o[SL::kA] + o[SL::kB] * un;
+      o[SL::kV] = bad != 0 ? nan : o[SL::kP] + o[SL::kQ] * un;
+      o[SL::kU] = bad != 0 ? nan : u;  // NaN summaries give NaN here too
+      un = u;
     }
-    info(s) = bad;
+    if (m.team_rank() == 0) info(s) = bad;
   }
 };
 
