@@ -5,14 +5,32 @@
 //
 // Same arguments and conventions as kband::thomas; info(s) = k > 0 when U(k,k)
 // is exactly zero or not finite (the matrix is singular to working precision),
-// x(s,:) is then NaN. The Global variant needs gtsv_workspace_size(x) elements
-// of workspace (allocated per call when none is passed).
+// x(s,:) is then NaN. The Global and Recompute variants need
+// gtsv_workspace_size(x) elements of workspace (allocated per call when none
+// is passed).
+//
+// Variants (SolveOptions::variant):
+//  * Global: the finished rows of U and y go to the workspace and x, and the
+//    back substitution reads them: 13 transfers a row.
+//  * Scratch: those rows in team scratch (5 transfers, a thread's n rows of
+//    4 values on chip, which limits residency).
+//  * Recompute: only the carried row at every 8th step is kept (workspace);
+//    the back substitution reloads a block's rows and redoes its
+//    elimination in registers: 9 transfers and the same pivots.
+//  Auto: Recompute for interleaved and grouped batches; for contiguous ones
+//  Scratch on GPUs and Global on host backends.
 #pragma once
 
 #include "impl/kband_GTSV_impl.hpp"
 #include "kband_Thomas.hpp"
 
 namespace kband {
+
+/// Elimination steps per block of the Recompute variant (one checkpoint of
+/// 3 values per block; pass 2 holds a block's rows and its rows of U).
+#ifndef KBAND_GTSV_RECOMPUTE_ROWS
+#define KBAND_GTSV_RECOMPUTE_ROWS 8
+#endif
 
 template <class BX>
 size_t gtsv_workspace_size(const BX& x) {
@@ -32,6 +50,26 @@ void gtsv(const Exec& exec, const BA& a, const BB& b, const BC& c, const BD& d, 
   const int nsys = tx::nsys(x), n = tx::n(x);
   constexpr int W = impl::thomas_lanes<Exec, BX>::value;
   constexpr int U = impl::thomas_unroll<Exec, BX>::value;
+  // Recompute: asked for, or Auto for interleaved and grouped batches.
+  // Contiguous ones keep Scratch on GPUs (a thread's rows there are n apart
+  // from its neighbours', and only scratch gathers them) and Global on host
+  // backends (one core of this project's VM, n = 64 / 1024, time over the
+  // copy time: contiguous Recompute 22.4 / 23.8 against Global 14.8 / 17.6;
+  // grouped 17.0 / 15.9 against 21.4 / 20.9, interleaved 45.6 / 53.4
+  // against 58.7 / 90.3).
+  if (opt.variant == Variant::Recompute || (opt.variant == Variant::Auto && tx::layout != Layout::Contiguous)) {
+    using R = impl::GTSVRecompute<Exec, BA, BB, BC, BD, BX, Info, W, KBAND_GTSV_RECOMPUTE_ROWS>;
+    SolveOptions og = opt;
+    og.variant = Variant::Global;
+    og.team_size = opt.team_size > 0 ? opt.team_size : 128;
+    const impl::ThomasGeometry g = impl::thomas_geometry<Exec, T>(fn, nsys, n, W, 0, og, false);
+    if (ws.extent(0) < R::workspace(nsys, n))
+      ws = decltype(ws)(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, std::string("kband::gtsv::ws")),
+                        R::workspace(nsys, n));
+    const typename R::Base base{nsys, n, false, 0, ws, std::numeric_limits<T>::quiet_NaN()};
+    impl::launch_thomas(fn, exec, g, R(base, a, b, c, d, x, info));
+    return;
+  }
   using K = impl::GTSVPerSystem<Exec, BA, BB, BC, BD, BX, Info, W, U>;
   const impl::ThomasGeometry g = impl::thomas_geometry<Exec, T>(fn, nsys, n, W, K::nbuf_scratch, opt,
                                                                 tx::layout == Layout::Contiguous);

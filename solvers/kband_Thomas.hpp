@@ -135,7 +135,7 @@ ThomasGeometry thomas_geometry(const char* fn, int nsys, int n, int lanes, int n
                      "coefficients, and shared factors) only"));
   require(v != Variant::Recompute,
           concat(fn, ": Variant::Recompute is offered by kband::thomas with a shared factor "
-                     "(TridiagonalFactor) only"));
+                     "(TridiagonalFactor) and by kband::gtsv only"));
   if (v == Variant::Auto) {
     // On GPUs Scratch pays while a team of 32 keeps its rows on chip with room
     // for several teams per multiprocessor. On the contiguous layout it pays

@@ -669,6 +669,12 @@ inline const std::vector<kband::Variant>& all_variants() {
   static const std::vector<kband::Variant> v{kband::Variant::Auto, kband::Variant::Global, kband::Variant::Scratch};
   return v;
 }
+/// kband::gtsv also has the Recompute variant.
+inline const std::vector<kband::Variant>& gtsv_variants() {
+  static const std::vector<kband::Variant> v{kband::Variant::Auto, kband::Variant::Global, kband::Variant::Scratch,
+                                             kband::Variant::Recompute};
+  return v;
+}
 /// kband::thomas also has the Registers variant, and with a shared factor Recompute.
 inline const std::vector<kband::Variant>& thomas_variants() {
   static const std::vector<kband::Variant> v{kband::Variant::Auto, kband::Variant::Global, kband::Variant::Scratch,

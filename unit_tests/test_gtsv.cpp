@@ -243,7 +243,7 @@ TYPED_TEST(GTSVAccuracy, RandomGeneral) {
     for (int nsys : nsys_list(L::sz)) {
       const GCase<T>& g = get_random<T>(n, nsys);
       GDevice<T, L> dev(g);
-      for (kband::Variant v : all_variants()) gtsv_and_check(g, dev, v, false);
+      for (kband::Variant v : gtsv_variants()) gtsv_and_check(g, dev, v, false);
     }
 }
 
@@ -254,7 +254,7 @@ TYPED_TEST(GTSVAccuracy, GuardedGeneralFamily) {
     for (int nsys : {7, L::sz + 1}) {
       const GCase<T>& g = get_general<T>(n, nsys);
       GDevice<T, L> dev(g);
-      for (kband::Variant v : all_variants()) gtsv_and_check(g, dev, v, false);
+      for (kband::Variant v : gtsv_variants()) gtsv_and_check(g, dev, v, false);
     }
 }
 
@@ -264,7 +264,8 @@ TYPED_TEST(GTSVAccuracy, InPlace) {
   for (int n : n_list()) {
     const GCase<T>& g = get_random<T>(n, L::sz + 1);
     GDevice<T, L> dev(g);
-    for (kband::Variant v : {kband::Variant::Global, kband::Variant::Scratch}) gtsv_and_check(g, dev, v, true);
+    for (kband::Variant v : {kband::Variant::Global, kband::Variant::Scratch, kband::Variant::Recompute})
+      gtsv_and_check(g, dev, v, true);
   }
 }
 
@@ -304,7 +305,7 @@ TYPED_TEST(GTSVAccuracy, SingularSystems) {
   for (int n : {1, 2, 3, 7, 33, 1000}) {
     const GCase<T>& g = get_random<T>(n, 7, /*singular=*/true);
     GDevice<T, L> dev(g);
-    for (kband::Variant v : all_variants()) gtsv_and_check(g, dev, v, false);
+    for (kband::Variant v : gtsv_variants()) gtsv_and_check(g, dev, v, false);
   }
 }
 
@@ -322,10 +323,10 @@ TYPED_TEST(GTSVAccuracy, CallerWorkspace) {
     Kokkos::View<T*> ws("ws", len);
     Kokkos::deep_copy(ws, nan_value<T>());
     kband::SolveOptions opt;
-    opt.variant = kband::Variant::Global;
-    for (int rep = 0; rep < 2; ++rep) {
-      const std::string what =
-          "gtsv caller workspace " + L::name() + " n=" + std::to_string(n) + " rep=" + std::to_string(rep);
+    for (int rep = 0; rep < 4; ++rep) {
+      opt.variant = rep < 2 ? kband::Variant::Global : kband::Variant::Recompute;
+      const std::string what = "gtsv caller workspace " + L::name() + " n=" + std::to_string(n) +
+                               " variant=" + kband::variant_name(opt.variant) + " rep=" + std::to_string(rep);
       if (!run_solver(what, dev.x, false, g.d, dev.info, nullptr,
                       [&] { kband::gtsv(exec, dev.a, dev.b, dev.c, dev.d, dev.x, dev.info, opt, ws); }))
         continue;

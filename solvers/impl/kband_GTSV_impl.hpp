@@ -136,5 +136,177 @@ struct GTSVPerSystem : ThomasBase<Exec, BX, batch_value_t<BX>, W> {
   }
 };
 
+/// Recompute variant: the elimination runs twice and no row of U is stored.
+/// Pass 1 streams a, b, c, d once and keeps only the carried row (its
+/// diagonal, super-diagonal and right-hand side) at the start of every block
+/// of R elimination steps, in the workspace (3 values per block, laid out
+/// like a batch of ceil((n-1)/R) rows). Pass 2 walks the blocks from the last
+/// one down: it reloads a block's rows and its checkpoint, redoes the block's
+/// elimination in registers (the same arithmetic, so the same pivots and the
+/// same U) and substitutes into x. A solve thus reads the inputs twice and
+/// writes x once, 9 transfers a row (plus 6/R for the checkpoints) against
+/// Global's 13. In-place solves (x == d) work: a block's lowest row of x,
+/// the only one an earlier block still reads, is stored after that block's
+/// rows are loaded.
+template <class Exec, class BA, class BB, class BC, class BD, class BX, class Info, int W, int R>
+struct GTSVRecompute : ThomasBase<Exec, BX, batch_value_t<BX>, W> {
+  using T = batch_value_t<BX>;
+  using Base = ThomasBase<Exec, BX, T, W>;
+  using typename Base::member_type;
+  using WMap = typename Base::WMap;
+  BA a;
+  BB b;
+  BC c;
+  BD d;
+  BX x;
+  Info info;
+
+  GTSVRecompute(const Base& base, BA a_, BB b_, BC c_, BD d_, BX x_, Info info_)
+      : Base(base), a(a_), b(b_), c(c_), d(d_), x(x_), info(info_) {}
+
+  /// Blocks of elimination steps j = 1 .. n-1 (block k: j = 1 + kR .. ).
+  KOKKOS_INLINE_FUNCTION static int blocks(int n) { return n > 1 ? (n - 2) / R + 1 : 0; }
+  /// Workspace elements for nsys systems of n rows.
+  static size_t workspace(int nsys, int n) { return WMap::extent(nsys, blocks(n) > 0 ? blocks(n) : 1) * 3; }
+
+  /// The rows of one block, lane by lane.
+  struct Rows {
+    T a[R][W], b[R][W], c[R][W], d[R][W];
+  };
+  /// The carried row: diagonal, super-diagonal, right-hand side.
+  struct Carry {
+    T di[W], du[W], bi[W];
+  };
+
+  KOKKOS_INLINE_FUNCTION void load(int s0, int nlc, int k, Rows& r) const {
+    const int n = this->n;
+    const size_t als = batch_traits<BA>::lane_stride(a), bls = batch_traits<BB>::lane_stride(b);
+    const size_t cls = batch_traits<BC>::lane_stride(c), dls = batch_traits<BD>::lane_stride(d);
+    const size_t ars = batch_traits<BA>::row_stride(a), brs = batch_traits<BB>::row_stride(b);
+    const size_t crs = batch_traits<BC>::row_stride(c), drs = batch_traits<BD>::row_stride(d);
+    const int j0 = 1 + k * R;
+    const T* ap = &a(s0, j0);
+    const T* bp = &b(s0, j0);
+    const T* cp = &c(s0, j0);
+    const T* dp = &d(s0, j0);
+KBAND_UNROLL
+    for (int u = 0; u < R; ++u) {
+      const int j = j0 + u;
+      if (j < n)
+        for (int l = 0; l < nlc; ++l) {
+          r.a[u][l] = ap[u * ars + l * als];
+          r.b[u][l] = bp[u * brs + l * bls];
+          r.c[u][l] = j < n - 1 ? cp[u * crs + l * cls] : T(0);
+          r.d[u][l] = dp[u * drs + l * dls];
+        }
+    }
+  }
+
+  /// Block k's elimination steps from the carried row. Pass 1 (!Store)
+  /// records the first failed pivot in `bad`; pass 2 (Store) overwrites each
+  /// row of r with the row of U it finishes (1/pivot, u1, u2, y: row j-1 of
+  /// U in the slot of input row j).
+  template <bool Store>
+  KOKKOS_INLINE_FUNCTION void eliminate(int nlc, int k, Rows& r, Carry& cr, int (&bad)[W]) const {
+    const int n = this->n;
+KBAND_UNROLL
+    for (int q = 0; q < R; ++q) {
+      const int j = 1 + k * R + q;
+      if (j < n)
+        for (int l = 0; l < nlc; ++l) {
+          const T dl = r.a[q][l], bj = r.b[q][l], cj = r.c[q][l], dj = r.d[q][l];
+          const bool swap = abs_(cr.di[l]) < abs_(dl);
+          const T piv = swap ? dl : cr.di[l];
+          if (!Store) bad[l] = (bad[l] == 0 && !usable_pivot(piv)) ? j : bad[l];
+          const T rp = T(1) / piv;
+          const T fact = swap ? cr.di[l] * rp : dl * rp;
+          if (Store) {
+            r.a[q][l] = rp;
+            r.b[q][l] = swap ? bj : cr.du[l];
+            r.c[q][l] = swap ? cj : T(0);
+            r.d[q][l] = swap ? dj : cr.bi[l];
+          }
+          const T nd = swap ? cr.du[l] - fact * bj : bj - fact * cr.du[l];
+          const T ndu = swap ? -fact * cj : cj;
+          const T nb = swap ? cr.bi[l] - fact * dj : dj - fact * cr.bi[l];
+          cr.di[l] = nd;
+          cr.du[l] = ndu;
+          cr.bi[l] = nb;
+        }
+    }
+  }
+
+  template <int NL>
+  KOKKOS_INLINE_FUNCTION void solve(const member_type&, const int s0, const int nl) const {
+    const int nlc = NL > 0 ? NL : nl;
+    const int n = this->n, nb = blocks(n);
+    const int nsys = this->nsys;
+    // checkpoints: 3 arrays of nb rows, laid out like the batch
+    T* cp0 = this->ws.data() + WMap::offset(s0, nsys, nb);
+    const size_t crs = WMap::row_stride(nsys, nb), cls = batch_traits<BX>::layout == Layout::Contiguous ? nb : 1;
+    const size_t cbuf = WMap::extent(nsys, nb);
+    Carry cr;
+    int bad[W];
+    for (int l = 0; l < nlc; ++l) {
+      cr.di[l] = b(s0 + l, 0);
+      cr.du[l] = n > 1 ? c(s0 + l, 0) : T(0);
+      cr.bi[l] = d(s0 + l, 0);
+      bad[l] = 0;
+    }
+    Rows r;
+    for (int k = 0; k < nb; ++k) {
+      load(s0, nlc, k, r);
+      for (int l = 0; l < nlc; ++l) {
+        T* p = cp0 + k * crs + l * cls;
+        p[0] = cr.di[l];
+        p[cbuf] = cr.du[l];
+        p[2 * cbuf] = cr.bi[l];
+      }
+      eliminate<false>(nlc, k, r, cr, bad);
+    }
+    // the last row, then the blocks from the last one down. A block's
+    // lowest row of x (row kR) is stored only after block k-1, whose last
+    // step reads d there, is loaded (in-place solves).
+    T x1[W], x2[W];
+    for (int l = 0; l < nlc; ++l) {
+      bad[l] = (bad[l] == 0 && !usable_pivot(cr.di[l])) ? n : bad[l];
+      x1[l] = cr.bi[l] / cr.di[l];
+      x2[l] = T(0);
+    }
+    int pending = n - 1;  // row of x1, not stored yet
+    for (int k = nb - 1; k >= 0; --k) {
+      load(s0, nlc, k, r);
+      for (int l = 0; l < nlc; ++l) {
+        x(s0 + l, pending) = x1[l];
+        const T* p = cp0 + k * crs + l * cls;
+        cr.di[l] = p[0];
+        cr.du[l] = p[cbuf];
+        cr.bi[l] = p[2 * cbuf];
+      }
+      eliminate<true>(nlc, k, r, cr, bad);
+KBAND_UNROLL
+      for (int q = R - 1; q >= 0; --q) {
+        const int j = k * R + q;  // row of U
+        if (j < n - 1)
+          for (int l = 0; l < nlc; ++l) {
+            const T xj = (r.d[q][l] - r.b[q][l] * x1[l] - r.c[q][l] * x2[l]) * r.a[q][l];
+            if (q > 0) x(s0 + l, j) = xj;
+            x2[l] = x1[l];
+            x1[l] = xj;
+          }
+      }
+      pending = k * R;
+    }
+    for (int l = 0; l < nlc; ++l) {
+      x(s0 + l, pending) = x1[l];
+      info(s0 + l) = bad[l];
+      if (bad[l] != 0)
+        for (int j = 0; j < n; ++j) x(s0 + l, j) = this->nan;
+    }
+  }
+
+  KOKKOS_FUNCTION void operator()(const member_type& m) const { this->by_lanes(*this, m); }
+};
+
 }  // namespace impl
 }  // namespace kband
