@@ -17,8 +17,9 @@
 //  * Recompute: only the carried row at every 8th step is kept (workspace);
 //    the back substitution reloads a block's rows and redoes its
 //    elimination in registers: 9 transfers and the same pivots.
-//  Auto: Recompute for interleaved and grouped batches; for contiguous ones
-//  Scratch on GPUs and Global on host backends.
+//    A contiguous batch's blocks are loaded by a team together, through
+//    team scratch, so that the loads coalesce on GPUs.
+//  Auto: Recompute, but Global for contiguous batches on host backends.
 #pragma once
 
 #include "impl/kband_GTSV_impl.hpp"
@@ -50,15 +51,32 @@ void gtsv(const Exec& exec, const BA& a, const BB& b, const BC& c, const BD& d, 
   const int nsys = tx::nsys(x), n = tx::n(x);
   constexpr int W = impl::thomas_lanes<Exec, BX>::value;
   constexpr int U = impl::thomas_unroll<Exec, BX>::value;
-  // Recompute: asked for, or Auto for interleaved and grouped batches.
-  // Contiguous ones keep Scratch on GPUs (a thread's rows there are n apart
-  // from its neighbours', and only scratch gathers them) and Global on host
-  // backends (one core of this project's VM, n = 64 / 1024, time over the
-  // copy time: contiguous Recompute 22.4 / 23.8 against Global 14.8 / 17.6;
-  // grouped 17.0 / 15.9 against 21.4 / 20.9, interleaved 45.6 / 53.4
-  // against 58.7 / 90.3).
+  // Recompute: asked for, or Auto, except for contiguous batches on host
+  // backends, which keep Global (one core of this project's VM, n = 64 /
+  // 1024, time over the copy time: contiguous Recompute 22.4 / 23.8 against
+  // Global 14.8 / 17.6; grouped 17.0 / 15.9 against 21.4 / 20.9,
+  // interleaved 45.6 / 53.4 against 58.7 / 90.3). Contiguous batches get the
+  // staged kernel: a thread's rows there are n apart from its neighbours',
+  // so a team loads its systems' blocks together through scratch.
+  constexpr bool device = impl::is_device_exec<Exec>::value;
+  constexpr int RR = KBAND_GTSV_RECOMPUTE_ROWS;
+  if constexpr (tx::layout == Layout::Contiguous) {
+    if (opt.variant == Variant::Recompute || (device && opt.variant == Variant::Auto)) {
+      using R = impl::GTSVRecomputeStaged<Exec, BA, BB, BC, BD, BX, Info, RR>;
+      const int ts = device ? (opt.team_size > 0 ? opt.team_size : 64) : 1;
+      if (nsys == 0) return;
+      if (ws.extent(0) < R::workspace(nsys, n))
+        ws = decltype(ws)(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, std::string("kband::gtsv::ws")),
+                          R::workspace(nsys, n));
+      const typename R::Base base{nsys, n, false, 0, ws, std::numeric_limits<T>::quiet_NaN()};
+      impl::Team<Exec> policy(exec, (nsys + ts - 1) / ts, ts);
+      policy.set_scratch_size(0, Kokkos::PerTeam(R::scratch_bytes(ts)));
+      Kokkos::parallel_for(fn, policy, R(base, a, b, c, d, x, info));
+      return;
+    }
+  }
   if (opt.variant == Variant::Recompute || (opt.variant == Variant::Auto && tx::layout != Layout::Contiguous)) {
-    using R = impl::GTSVRecompute<Exec, BA, BB, BC, BD, BX, Info, W, KBAND_GTSV_RECOMPUTE_ROWS>;
+    using R = impl::GTSVRecompute<Exec, BA, BB, BC, BD, BX, Info, W, RR>;
     SolveOptions og = opt;
     og.variant = Variant::Global;
     og.team_size = opt.team_size > 0 ? opt.team_size : 128;

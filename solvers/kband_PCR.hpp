@@ -75,8 +75,9 @@ PCRGeometry pcr_geometry(const char* fn, int nsys, int n, size_t bytes_per_syste
 /// min(K, team limit) threads per system, P systems per team (about
 /// opt.team_size threads, default KBAND_PCR_TEAM on GPUs), the reduced rows
 /// in level-0 scratch when they fit. Segments (G > 1, one team each, P = 1):
-/// of opt.segment_rows rows when set; else, on GPUs, of 1024 rows when the
-/// systems are too few and long to fill the device with a team each.
+/// of opt.segment_rows rows when set; else, on GPUs, of 512 rows when the
+/// systems are too few and long to fill the device with a team each, or too
+/// long for a team to give each chunk a thread.
 template <class Exec, class Functor, class Summary>
 PCRRegisterGeometry pcr_register_geometry(const char* fn, const Exec& exec, int nsys, int n, bool contiguous,
                                           const SolveOptions& opt, Functor& f, Summary& fs) {
@@ -103,13 +104,15 @@ PCRRegisterGeometry pcr_register_geometry(const char* fn, const Exec& exec, int 
   // segments
   int seg_rows = opt.segment_rows > 0 ? opt.segment_rows : 0;
   if (seg_rows == 0 && device) {
-    // too few systems to fill the device with a team each (H200: 16 x 2^20
-    // rows, one team per system, 78x the copy time; segmented 16x). With
-    // enough systems a long one stays whole even when its team's threads
-    // take several chunks each (16384 x 8192: 7.6x against 8.8x segmented).
+    // Segments of kPCRSegmentChunks chunks (512 rows) when the systems are
+    // too few to fill the device with a team each (H200: 16 x 2^20 rows, one
+    // team per system, 78x the copy time; 512-row segments 7.5x), or too
+    // long for one chunk per thread of a team, which would then load and
+    // reduce its chunks twice anyway (16384 x 8192: whole 8.7x, 512-row
+    // segments 7.1x; 1024-row 8.3x and 2048-row 11.5x on both).
     const long threads = static_cast<long>(exec.concurrency());
     const long used = static_cast<long>(nsys) * (g.K < cap ? g.K : cap);
-    if (g.K > 128 && used * 4 < threads) seg_rows = 128 * M;
+    if (g.K > kPCRSegmentChunks && (g.K > cap || used * 4 < threads)) seg_rows = kPCRSegmentChunks * M;
   }
   if (seg_rows > 0) {
     const int seg_chunks = (seg_rows + M - 1) / M;
@@ -220,7 +223,7 @@ template <class BX>
 size_t pcr_workspace_size(const BX& x, const SolveOptions& opt = {}) {
   using tx = impl::batch_traits<BX>;
   constexpr int M = impl::kPCRRegisterRows;
-  const long rows = opt.segment_rows > 0 ? (opt.segment_rows + M - 1) / M * M : 128 * M;
+  const long rows = opt.segment_rows > 0 ? (opt.segment_rows + M - 1) / M * M : impl::kPCRSegmentChunks * M;
   const long n = tx::n(x);
   return static_cast<size_t>(tx::nsys(x)) * static_cast<size_t>((n + rows - 1) / rows) *
          impl::PCRSegmentSlots::kCount;

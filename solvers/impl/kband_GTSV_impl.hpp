@@ -308,5 +308,134 @@ KBAND_UNROLL
   KOKKOS_FUNCTION void operator()(const member_type& m) const { this->by_lanes(*this, m); }
 };
 
+/// The Recompute variant for contiguous batches on GPUs: a thread still
+/// eliminates one system, but a team of ts threads (ts consecutive systems)
+/// loads each block's rows together through team scratch, eight consecutive
+/// threads reading one system's eight rows, so that the loads coalesce (a
+/// thread's own rows are n elements from its neighbours'). x goes out the
+/// same way, one row later than its block (rows kR+1 .. (k+1)R: the row kR
+/// waits for block k-1, which reads d there). The checkpoints are laid out
+/// (value, block, system), systems fastest.
+template <class Exec, class BA, class BB, class BC, class BD, class BX, class Info, int R>
+struct GTSVRecomputeStaged : GTSVRecompute<Exec, BA, BB, BC, BD, BX, Info, 1, R> {
+  using Rec = GTSVRecompute<Exec, BA, BB, BC, BD, BX, Info, 1, R>;
+  using T = typename Rec::T;
+  using typename Rec::member_type;
+  using typename Rec::Rows;
+  using typename Rec::Carry;
+  using Rec::Rec;
+  static constexpr int kPad = R + 1;  // a system's slot in a tile (odd: fewer bank conflicts)
+
+  /// Level-0 scratch of a team of ts threads: the four input tiles and x's.
+  KOKKOS_INLINE_FUNCTION static size_t scratch_bytes(int ts) {
+    return static_cast<size_t>(5) * ts * kPad * sizeof(T);
+  }
+
+  /// Block k of the team's systems into the tiles (tile q at q * ts * kPad).
+  KOKKOS_INLINE_FUNCTION void stage(const member_type& m, int s0, int k, T* tile) const {
+    const int ts = m.team_size(), n = this->n, nsys = this->nsys;
+    const size_t ld = static_cast<size_t>(ts) * kPad;
+    const int j0 = 1 + k * R;
+    for (int i = m.team_rank(); i < ts * R; i += ts) {
+      const int p = i / R, u = i % R, s = s0 + p, j = j0 + u;
+      if (s < nsys && j < n) {
+        T* t = tile + p * kPad + u;
+        t[0] = this->a(s, j);
+        t[ld] = this->b(s, j);
+        t[2 * ld] = j < n - 1 ? this->c(s, j) : T(0);
+        t[3 * ld] = this->d(s, j);
+      }
+    }
+  }
+  /// This thread's rows of the staged block.
+  KOKKOS_INLINE_FUNCTION static void rows(const T* tile, size_t ld, int p, Rows& r) {
+KBAND_UNROLL
+    for (int q = 0; q < R; ++q) {
+      const T* t = tile + p * kPad + q;
+      r.a[q][0] = t[0];
+      r.b[q][0] = t[ld];
+      r.c[q][0] = t[2 * ld];
+      r.d[q][0] = t[3 * ld];
+    }
+  }
+
+  KOKKOS_FUNCTION void operator()(const member_type& m) const {
+    const int ts = m.team_size(), p = m.team_rank();
+    const int n = this->n, nsys = this->nsys, nb = Rec::blocks(n);
+    const int s0 = m.league_rank() * ts, s = s0 + p;
+    const bool live = s < nsys;
+    T* tile = static_cast<T*>(m.team_scratch(0).get_shmem(scratch_bytes(ts)));
+    const size_t ld = static_cast<size_t>(ts) * kPad;
+    T* xt = tile + 4 * ld;
+    T* cp = this->ws.data() + s;  // value v of block k at cp[(v * nb + k) * nsys]
+    const size_t cbuf = static_cast<size_t>(nb) * nsys;
+    Carry cr;
+    int bad[1] = {0};
+    if (live) {
+      cr.di[0] = this->b(s, 0);
+      cr.du[0] = n > 1 ? this->c(s, 0) : T(0);
+      cr.bi[0] = this->d(s, 0);
+    }
+    Rows r;
+    for (int k = 0; k < nb; ++k) {
+      if (k > 0) m.team_barrier();  // everyone has taken its rows of block k-1
+      stage(m, s0, k, tile);
+      m.team_barrier();
+      if (live) {
+        rows(tile, ld, p, r);
+        T* c0 = cp + static_cast<size_t>(k) * nsys;
+        c0[0] = cr.di[0];
+        c0[cbuf] = cr.du[0];
+        c0[2 * cbuf] = cr.bi[0];
+        this->template eliminate<false>(1, k, r, cr, bad);
+      }
+    }
+    T x1 = T(0), x2 = T(0);
+    if (live) {
+      bad[0] = (bad[0] == 0 && !usable_pivot(cr.di[0])) ? n : bad[0];
+      x1 = cr.bi[0] / cr.di[0];
+    }
+    int pending = n - 1;  // the row of x1
+    for (int k = nb - 1; k >= 0; --k) {
+      m.team_barrier();  // the previous block's x went out; its rows were taken
+      stage(m, s0, k, tile);
+      m.team_barrier();
+      if (live) {
+        rows(tile, ld, p, r);
+        const T* c0 = cp + static_cast<size_t>(k) * nsys;
+        cr.di[0] = c0[0];
+        cr.du[0] = c0[cbuf];
+        cr.bi[0] = c0[2 * cbuf];
+        this->template eliminate<true>(1, k, r, cr, bad);
+        T* xo = xt + p * kPad;  // row j at xo[j - kR - 1]
+        const int j1 = k * R + 1;
+        xo[pending - j1] = x1;
+KBAND_UNROLL
+        for (int q = R - 1; q >= 0; --q) {
+          const int j = k * R + q;  // row of U
+          if (j < n - 1) {
+            const T xj = (r.d[q][0] - r.b[q][0] * x1 - r.c[q][0] * x2) * r.a[q][0];
+            if (q > 0) xo[j - j1] = xj;
+            x2 = x1;
+            x1 = xj;
+          }
+        }
+      }
+      pending = k * R;
+      m.team_barrier();
+      for (int i = p; i < ts * R; i += ts) {
+        const int pp = i / R, u = i % R, ss = s0 + pp, j = k * R + 1 + u;
+        if (ss < nsys && j < n) this->x(ss, j) = xt[pp * kPad + u];
+      }
+    }
+    if (live) {
+      this->x(s, pending) = x1;
+      this->info(s) = bad[0];
+      if (bad[0] != 0)
+        for (int j = 0; j < n; ++j) this->x(s, j) = this->nan;
+    }
+  }
+};
+
 }  // namespace impl
 }  // namespace kband

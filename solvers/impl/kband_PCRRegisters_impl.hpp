@@ -556,6 +556,11 @@ constexpr int kPCRRegisterRows = KBAND_PCR_ROWS;
 #ifndef KBAND_PCR_TEAM
 #define KBAND_PCR_TEAM 64
 #endif
+/// Chunks per segment when kband splits long systems on GPUs (512 rows).
+#ifndef KBAND_PCR_SEGMENT_CHUNKS
+#define KBAND_PCR_SEGMENT_CHUNKS 64
+#endif
+constexpr int kPCRSegmentChunks = KBAND_PCR_SEGMENT_CHUNKS;
 
 }  // namespace impl
 }  // namespace kband
