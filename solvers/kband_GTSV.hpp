@@ -63,7 +63,9 @@ void gtsv(const Exec& exec, const BA& a, const BB& b, const BC& c, const BD& d, 
   if constexpr (tx::layout == Layout::Contiguous) {
     if (opt.variant == Variant::Recompute || (device && opt.variant == Variant::Auto)) {
       using R = impl::GTSVRecomputeStaged<Exec, BA, BB, BC, BD, BX, Info, RR>;
-      const int ts = device ? (opt.team_size > 0 ? opt.team_size : 64) : 1;
+      // GPUs: a multiple of R threads, 64 by default; host backends: one
+      int ts = device ? (opt.team_size > 0 ? opt.team_size : 64) : 1;
+      if (device) ts = (ts + RR - 1) / RR * RR;
       if (nsys == 0) return;
       if (ws.extent(0) < R::workspace(nsys, n))
         ws = decltype(ws)(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, std::string("kband::gtsv::ws")),

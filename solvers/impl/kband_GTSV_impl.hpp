@@ -332,20 +332,65 @@ struct GTSVRecomputeStaged : GTSVRecompute<Exec, BA, BB, BC, BD, BX, Info, 1, R>
   }
 
   /// Block k of the team's systems into the tiles (tile q at q * ts * kPad).
+  /// A thread loads its R elements of each array before it stores any: the
+  /// compiler cannot tell the tiles from the inputs, and would otherwise keep
+  /// one load in flight at a time.
   KOKKOS_INLINE_FUNCTION void stage(const member_type& m, int s0, int k, T* tile) const {
     const int ts = m.team_size(), n = this->n, nsys = this->nsys;
     const size_t ld = static_cast<size_t>(ts) * kPad;
-    const int j0 = 1 + k * R;
-    for (int i = m.team_rank(); i < ts * R; i += ts) {
-      const int p = i / R, u = i % R, s = s0 + p, j = j0 + u;
-      if (s < nsys && j < n) {
-        T* t = tile + p * kPad + u;
-        t[0] = this->a(s, j);
-        t[ld] = this->b(s, j);
-        t[2 * ld] = j < n - 1 ? this->c(s, j) : T(0);
-        t[3 * ld] = this->d(s, j);
+    // thread r takes row u = r % R of systems r / R + q * ts / R (ts is a
+    // multiple of R on GPUs; host teams have one thread, which takes every row
+    // of its system)
+    int u, p0, ps;
+    place(m.team_rank(), ts, u, p0, ps);
+    const int j = 1 + k * R + u;
+    const bool row = j < n;
+    const size_t as = batch_traits<BA>::lane_stride(this->a), bs = batch_traits<BB>::lane_stride(this->b);
+    const size_t cs = batch_traits<BC>::lane_stride(this->c), ds = batch_traits<BD>::lane_stride(this->d);
+    const int jr = row ? j : 0;
+    const T* ap = &this->a(0, jr);
+    const T* bp = &this->b(0, jr);
+    const T* cp = &this->c(0, row && j < n - 1 ? j : 0);
+    const T* dp = &this->d(0, jr);
+    if constexpr (!is_device_exec<Exec>::value) {  // host teams of one thread: its own rows, straight
+      for (int q = 0; q < R && 1 + k * R + q < n && s0 < nsys; ++q) {
+        const int jq = 1 + k * R + q;
+        T* t = tile + q;
+        t[0] = this->a(s0, jq);
+        t[ld] = this->b(s0, jq);
+        t[2 * ld] = jq < n - 1 ? this->c(s0, jq) : T(0);
+        t[3 * ld] = this->d(s0, jq);
+      }
+      return;
+    }
+    T v[4][R];
+KBAND_UNROLL
+    for (int q = 0; q < R; ++q) {
+      const size_t sq = static_cast<size_t>(s0 + p0 + q * ps);
+      if (row && sq < static_cast<size_t>(nsys)) {
+        v[0][q] = ap[sq * as];
+        v[1][q] = bp[sq * bs];
+        v[2][q] = j < n - 1 ? cp[sq * cs] : T(0);
+        v[3][q] = dp[sq * ds];
       }
     }
+KBAND_UNROLL
+    for (int q = 0; q < R; ++q) {
+      const int sq = s0 + p0 + q * ps;
+      if (row && sq < nsys) {
+        T* t = tile + (p0 + q * ps) * kPad + u;
+        t[0] = v[0][q];
+        t[ld] = v[1][q];
+        t[2 * ld] = v[2][q];
+        t[3 * ld] = v[3][q];
+      }
+    }
+  }
+  /// Thread r's row u and first system p0 of a tile, and the system step ps.
+  KOKKOS_INLINE_FUNCTION static void place(int r, int ts, int& u, int& p0, int& ps) {
+    u = r % R;
+    p0 = r / R;
+    ps = ts / R;
   }
   /// This thread's rows of the staged block.
   KOKKOS_INLINE_FUNCTION static void rows(const T* tile, size_t ld, int p, Rows& r) {
@@ -423,9 +468,16 @@ KBAND_UNROLL
       }
       pending = k * R;
       m.team_barrier();
-      for (int i = p; i < ts * R; i += ts) {
-        const int pp = i / R, u = i % R, ss = s0 + pp, j = k * R + 1 + u;
-        if (ss < nsys && j < n) this->x(ss, j) = xt[pp * kPad + u];
+      if constexpr (!is_device_exec<Exec>::value) {
+        for (int u = 0; u < R && k * R + 1 + u < n && live; ++u) this->x(s, k * R + 1 + u) = xt[u];
+      } else {
+        int u, p0, ps;
+        place(p, ts, u, p0, ps);
+        const int j = k * R + 1 + u;
+        for (int q = 0; q < R; ++q) {
+          const int pp = p0 + q * ps;
+          if (s0 + pp < nsys && j < n) this->x(s0 + pp, j) = xt[pp * kPad + u];
+        }
       }
     }
     if (live) {
