@@ -153,7 +153,7 @@ void print_help(const char* argv0) {
       "pcr / pcr-shared (kband::pcr, PCRFactor): contiguous and interleaved layouts,\n"
       "elements per point 5 / 2, compared with cuSPARSE gtsv2StridedBatch (target:\n"
       "kband >= 2.5x faster). gtsv (pivoted LU): all layouts and variants, 5\n"
-      "elements per point, time ratio to kband::thomas on the same layout, variant\n"
+      "elements per point, time ratio to kband::thomas (Auto) on the same layout\n"
       "and n (target <= 1.25). solve: kband::solve_tridiagonal, the algorithm it\n"
       "chose in the note. householder: kband::solve_symmetric on nmat SPD d x d\n"
       "matrices, also composed from tridiagonalize/apply_q/pcr with preallocated\n"

@@ -19,7 +19,8 @@
 //    elimination in registers: 9 transfers and the same pivots.
 //    A contiguous batch's blocks are loaded by a team together, through
 //    team scratch, so that the loads coalesce on GPUs.
-//  Auto: Recompute, but Global for contiguous batches on host backends.
+//  Auto: Recompute; for contiguous batches on GPUs above n = 1024 Scratch,
+//  on host backends Global.
 #pragma once
 
 #include "impl/kband_GTSV_impl.hpp"
@@ -61,7 +62,10 @@ void gtsv(const Exec& exec, const BA& a, const BB& b, const BC& c, const BD& d, 
   constexpr bool device = impl::is_device_exec<Exec>::value;
   constexpr int RR = KBAND_GTSV_RECOMPUTE_ROWS;
   if constexpr (tx::layout == Layout::Contiguous) {
-    if (opt.variant == Variant::Recompute || (device && opt.variant == Variant::Auto)) {
+    // Auto on GPUs up to n = 1024; beyond, Scratch (H200, time over thomas'
+    // Auto time: staged Recompute 2.11-2.68 for n = 32..1024, Scratch
+    // 2.22-2.69; n = 4096: 1.33 against 1.21)
+    if (opt.variant == Variant::Recompute || (device && opt.variant == Variant::Auto && n <= 1024)) {
       using R = impl::GTSVRecomputeStaged<Exec, BA, BB, BC, BD, BX, Info, RR>;
       // GPUs: a multiple of R threads, 64 by default; host backends: one
       int ts = device ? (opt.team_size > 0 ? opt.team_size : 64) : 1;

@@ -43,13 +43,13 @@ TridiagonalAlgorithm choose_tridiagonal(const Exec& exec, Layout layout, int nsy
   if (!impl::is_device_exec<Exec>::value) return TridiagonalAlgorithm::Thomas;
   (void)elem_bytes;
   // H200, double, time over the copy time. Contiguous: PCR 3.2-3.7 for n =
-  // 32..1024 at 2^27 rows, Thomas 3.4-5.4; 16384 x 8192: PCR 7.5, Thomas
-  // 8.9; 4096 x 1024: PCR 5.1, Thomas 6.8.
+  // 32..1024 at 2^27 rows, Thomas 3.4-5.4; 16384 x 8192: PCR 7.1 (512-row
+  // segments), Thomas 9.9; 4096 x 1024: PCR 5.1-5.4, Thomas 6.8.
   const bool pcr_ok = n <= 8192;
   const long threads = static_cast<long>(exec.concurrency());
   const bool few = static_cast<long>(nsys) * 64 < threads;
-  // Longer contiguous systems, when few: PCR in segments (16 x 2^20: 16.0x,
-  // the hybrid 35.6x, gtsv2StridedBatch 17.5x).
+  // Longer contiguous systems, when few: PCR in segments (16 x 2^20: 7.5x,
+  // the hybrid 37x, gtsv2StridedBatch 17.6x).
   if (layout == Layout::Contiguous && (pcr_ok || few)) return TridiagonalAlgorithm::PCR;
   // Interleaved, 2^27 rows: PCR 2.5-3.4x the copy time for n = 32..256,
   // Thomas 2.9-4.1x; from n = 512 on a team holds fewer than 32 systems and
