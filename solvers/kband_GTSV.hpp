@@ -19,8 +19,9 @@
 //    elimination in registers: 9 transfers and the same pivots.
 //    A contiguous batch's blocks are loaded by a team together, through
 //    team scratch, so that the loads coalesce on GPUs.
-//  Auto: Recompute; for contiguous batches on GPUs above n = 1024 Scratch,
-//  on host backends Global.
+//  Auto: Recompute; on GPUs Scratch for contiguous batches above n = 1024
+//  and for other batches up to n = 32; on host backends Global for
+//  contiguous batches.
 #pragma once
 
 #include "impl/kband_GTSV_impl.hpp"
@@ -81,7 +82,14 @@ void gtsv(const Exec& exec, const BA& a, const BB& b, const BC& c, const BD& d, 
       return;
     }
   }
-  if (opt.variant == Variant::Recompute || (opt.variant == Variant::Auto && tx::layout != Layout::Contiguous)) {
+  // Interleaved and grouped batches of short systems (n <= 32) on GPUs: Auto
+  // is Scratch, whose n rows a thread keeps on chip (H100, time over
+  // thomas' Auto time, n = 16 / 32: interleaved Scratch 1.14 / 1.28 against
+  // Recompute 1.38 / 1.66, grouped 1.24 / 1.35 against 1.39 / 1.63; at n =
+  // 64 Recompute wins, 1.29 / 1.43 against 1.67 / 1.86).
+  const bool short_scratch = device && n <= 32;
+  if (opt.variant == Variant::Recompute ||
+      (opt.variant == Variant::Auto && tx::layout != Layout::Contiguous && !short_scratch)) {
     using R = impl::GTSVRecompute<Exec, BA, BB, BC, BD, BX, Info, W, RR>;
     SolveOptions og = opt;
     og.variant = Variant::Global;

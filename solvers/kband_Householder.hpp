@@ -8,7 +8,8 @@
 //       P_k = I - tau(m,k) v_k v_k^T, v_k = V(m, k, :) (zero in entries 0..k;
 //       each vector is contiguous in a LayoutRight V).
 //   kband::solve_symmetric(exec, A, b, x, info)
-//       x = Q T^-1 Q^T b, with T y = Q^T b solved by PCR.
+//       x = Q T^-1 Q^T b, with T y = Q^T b solved by LU with partial
+//       pivoting (one fused kernel) or, on request, by PCR.
 //
 // One team per matrix; the working copy of A lives in team scratch (on chip
 // when it fits, else the backend's level-1 scratch). Step k: u = x - alpha e1
@@ -140,6 +141,171 @@ struct ApplyQKernel {
   }
 };
 
+/// solve_symmetric in one kernel (the Pivoted T solve). A team per matrix
+/// reduces A to T in team scratch with the same steps as HouseholderKernel,
+/// reading x = A(k+1:, k) from row k instead of column k (A stays symmetric;
+/// rows are conflict-free in shared memory), and applies each reflector to b
+/// as it is formed (Q^T b). v_k goes to row k of the working copy, which the
+/// later steps no longer read. One thread then solves T z = Q^T b by LU with
+/// partial pivoting (kband::gtsv's elimination, pivots and info), and the
+/// team applies Q to z. A matrix and its b are read once and x is written
+/// once: no workspace and no other launch.
+template <class Exec, class VA, class VB, class VX, class Info>
+struct SymmetricSolveKernel {
+  using T = typename VX::non_const_value_type;
+  using member_type = typename Kokkos::TeamPolicy<Exec>::member_type;
+  VA A;
+  VB b;
+  VX x;
+  Info info;
+  int d;
+  int level;
+  T nan;
+
+  /// the working copy of A, then u, p, y, tau, diag, offdiag and three
+  /// arrays of U (1/pivot, u1, u2), and a flag
+  KOKKOS_INLINE_FUNCTION static size_t scratch_bytes(int d) {
+    return (static_cast<size_t>(d) * d + 10 * static_cast<size_t>(d) + 8) * sizeof(T);
+  }
+
+  KOKKOS_FUNCTION void operator()(const member_type& team) const {
+    const int m = team.league_rank();
+    T* W = static_cast<T*>(team.team_scratch(level).get_shmem(scratch_bytes(d)));
+    T* u = W + static_cast<size_t>(d) * d;
+    T* p = u + d;
+    T* y = p + d;
+    T* tau = y + d;
+    T* dg = tau + d;
+    T* od = dg + d;
+    T* ur = od + d;  // 1/pivot
+    T* u1 = ur + d;
+    T* u2 = u1 + d;
+    T* flag = u2 + d;
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, d * d), [&](const int ij) {
+      W[ij] = A(m, ij / d, ij % d);
+    });
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, d), [&](const int i) { y[i] = b(m, i); });
+    team.team_barrier();
+    for (int k = 0; k + 2 < d; ++k) {
+      const int k1 = k + 1, len = d - k1;
+      T* row = W + static_cast<size_t>(k) * d;  // x = row[k1..d-1]; v_k afterwards
+      T nrm2 = 0;
+      Kokkos::parallel_reduce(
+          Kokkos::TeamThreadRange(team, len), [&](const int i, T& s) { s += row[k1 + i] * row[k1 + i]; }, nrm2);
+      const T x0 = row[k1];
+      const T nrm = impl::sqrt_(nrm2);
+      const T alpha = x0 >= T(0) ? -nrm : nrm;
+      const T u0 = x0 - alpha;
+      const T H = (nrm2 - x0 * x0 + u0 * u0) / T(2);  // |u|^2 / 2
+      const bool skip = !(H > T(0));                  // x already a multiple of e1
+      const T rH = skip ? T(0) : T(1) / H;
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, len), [&](const int i) {
+        u[k1 + i] = skip ? T(0) : (i == 0 ? u0 : row[k1 + i]);
+      });
+      Kokkos::single(Kokkos::PerTeam(team), [&]() {
+        dg[k] = row[k];
+        od[k] = skip ? x0 : alpha;
+        tau[k] = rH;
+      });
+      team.team_barrier();
+      if (!skip) {
+        // p = A22 u / H (thread i walks column k1+i: neighbouring words)
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, len), [&](const int i) {
+          T s = 0;
+          for (int j = k1; j < d; ++j) s += W[static_cast<size_t>(j) * d + k1 + i] * u[j];
+          p[k1 + i] = s * rH;
+        });
+        T uy = 0;
+        Kokkos::parallel_reduce(
+            Kokkos::TeamThreadRange(team, len), [&](const int i, T& s) { s += u[k1 + i] * y[k1 + i]; }, uy);
+        team.team_barrier();
+        T up = 0;
+        Kokkos::parallel_reduce(
+            Kokkos::TeamThreadRange(team, len), [&](const int i, T& s) { s += u[k1 + i] * p[k1 + i]; }, up);
+        const T K = up * rH / T(2);
+        const T g = uy * rH;
+        // q = p - K u; y <- P_k y; v_k into row k
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, len), [&](const int i) {
+          p[k1 + i] -= K * u[k1 + i];
+          y[k1 + i] -= g * u[k1 + i];
+          row[k1 + i] = u[k1 + i];
+        });
+        team.team_barrier();
+        // A22 <- A22 - q u^T - u q^T
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, len * len), [&](const int ij) {
+          const int i = k1 + ij / len, j = k1 + ij % len;
+          W[i * d + j] -= p[i] * u[j] + u[i] * p[j];
+        });
+        team.team_barrier();
+      }
+    }
+    // the last two rows of T, then T z = y by LU with partial pivoting
+    Kokkos::single(Kokkos::PerTeam(team), [&]() {
+      if (d >= 2) {
+        dg[d - 2] = W[(d - 2) * d + d - 2];
+        od[d - 2] = W[(d - 1) * d + d - 2];
+      }
+      dg[d - 1] = W[(d - 1) * d + d - 1];
+      T di = dg[0], dui = d > 1 ? od[0] : T(0), bi = y[0];
+      int bad = 0;
+      for (int j = 1; j < d; ++j) {
+        const T dl = od[j - 1], bj = dg[j], cj = j < d - 1 ? od[j] : T(0), dj = y[j];
+        const bool swap = abs_(di) < abs_(dl);
+        const T piv = swap ? dl : di;
+        bad = (bad == 0 && !usable_pivot(piv)) ? j : bad;
+        const T rp = T(1) / piv;
+        const T fact = swap ? di * rp : dl * rp;
+        ur[j - 1] = rp;
+        u1[j - 1] = swap ? bj : dui;
+        u2[j - 1] = swap ? cj : T(0);
+        y[j - 1] = swap ? dj : bi;
+        const T nd = swap ? dui - fact * bj : bj - fact * dui;
+        const T ndu = swap ? -fact * cj : cj;
+        const T nb = swap ? bi - fact * dj : dj - fact * bi;
+        di = nd;
+        dui = ndu;
+        bi = nb;
+      }
+      bad = (bad == 0 && !usable_pivot(di)) ? d : bad;
+      T x1 = bi / di, x2 = T(0);
+      y[d - 1] = x1;
+      for (int j = d - 2; j >= 0; --j) {
+        const T xj = (y[j] - u1[j] * x1 - u2[j] * x2) * ur[j];
+        x2 = x1;
+        x1 = xj;
+        y[j] = xj;
+      }
+      info(m) = bad;
+      flag[0] = bad != 0 ? T(1) : T(0);
+    });
+    team.team_barrier();
+    // x = Q z = P_0 (P_1 (... P_{d-3} z))
+    for (int k = d - 3; k >= 0; --k) {
+      const T t = tau[k];
+      if (t == T(0)) continue;
+      const int k1 = k + 1, len = d - k1;
+      const T* v = W + static_cast<size_t>(k) * d;
+      T vz = 0;
+      Kokkos::parallel_reduce(
+          Kokkos::TeamThreadRange(team, len), [&](const int i, T& s) { s += v[k1 + i] * y[k1 + i]; }, vz);
+      const T g = vz * t;
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, len), [&](const int i) { y[k1 + i] -= g * v[k1 + i]; });
+      team.team_barrier();
+    }
+    const bool failed = flag[0] != T(0);
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, d), [&](const int i) { x(m, i) = failed ? nan : y[i]; });
+  }
+};
+
+/// A batch of square matrices, d >= 1.
+template <class VA>
+void check_square(const char* fn, const VA& A) {
+  const int d = static_cast<int>(A.extent(1));
+  require(d >= 1, concat(fn, ": d=", d, ", the minimum is 1"));
+  require(static_cast<int>(A.extent(2)) == d,
+          concat(fn, ": argument 'A' is ", A.extent(1), "x", A.extent(2), ", not square"));
+}
+
 template <class Exec>
 int householder_team_size(int d) {
   if (!is_device_exec<Exec>::value) return 1;
@@ -156,9 +322,7 @@ void tridiagonalize(const Exec& exec, const VA& A, const VD& diag, const VE& off
   static_assert(VA::rank == 3 && VV::rank == 3 && VD::rank == 2 && VE::rank == 2 && VT::rank == 2,
                 "kband::tridiagonalize: A, V are (nmat, d, d); diag, offdiag, tau are (nmat, d)");
   const int nmat = static_cast<int>(A.extent(0)), d = static_cast<int>(A.extent(1));
-  impl::require(d >= 1, impl::concat(fn, ": d=", d, ", the minimum is 1"));
-  impl::require(static_cast<int>(A.extent(2)) == d,
-                impl::concat(fn, ": argument 'A' is ", A.extent(1), "x", A.extent(2), ", not square"));
+  impl::check_square(fn, A);
   auto chk2 = [&](const char* name, size_t e0, size_t e1) {
     impl::require(static_cast<int>(e0) == nmat && static_cast<int>(e1) == d,
                   impl::concat(fn, ": argument '", name, "' has extents (", e0, ", ", e1, "), expected (", nmat,
@@ -205,7 +369,9 @@ enum class SymmetricTSolve { Pivoted, PCR };
 /// x(m,:) = A(m)^-1 b(m,:) for dense symmetric A (nmat, d, d) via Householder
 /// tridiagonalisation. info(m) > 0 when the tridiagonal solve met a zero or
 /// non-finite pivot (A singular to working precision, or indefinite with PCR);
-/// x(m,:) is then NaN. Allocates its workspace per call.
+/// x(m,:) is then NaN. Pivoted (the default) runs as one kernel
+/// (impl::SymmetricSolveKernel) and needs no workspace; PCR composes
+/// tridiagonalize, apply_q and pcr and allocates its workspace per call.
 template <class Exec, class VA, class VB, class VX, class Info>
 void solve_symmetric(const Exec& exec, const VA& A, const VB& b, const VX& x, const Info& info,
                      SymmetricTSolve tsolve = SymmetricTSolve::Pivoted) {
@@ -214,7 +380,9 @@ void solve_symmetric(const Exec& exec, const VA& A, const VB& b, const VX& x, co
   using T = typename VX::non_const_value_type;
   using Mem = typename VX::memory_space;
   static_assert(VB::rank == 2 && VX::rank == 2, "kband::solve_symmetric: b and x are (nmat, d)");
+  static_assert(VA::rank == 3, "kband::solve_symmetric: A is (nmat, d, d)");
   const int nmat = static_cast<int>(A.extent(0)), d = static_cast<int>(A.extent(1));
+  impl::check_square(fn, A);
   impl::require(static_cast<int>(b.extent(0)) == nmat && static_cast<int>(b.extent(1)) == d,
                 impl::concat(fn, ": argument 'b' has extents (", b.extent(0), ", ", b.extent(1), "), expected (",
                              nmat, ", ", d, ")"));
@@ -222,6 +390,18 @@ void solve_symmetric(const Exec& exec, const VA& A, const VB& b, const VX& x, co
                 impl::concat(fn, ": argument 'x' has extents (", x.extent(0), ", ", x.extent(1), "), expected (",
                              nmat, ", ", d, ")"));
   impl::check_info(fn, info, nmat);
+  if (nmat == 0) return;
+  if (tsolve == SymmetricTSolve::Pivoted) {
+    using K = impl::SymmetricSolveKernel<Exec, VA, VB, VX, Info>;
+    const size_t bytes = K::scratch_bytes(d);
+    const int level = bytes <= static_cast<size_t>(Kokkos::TeamPolicy<Exec>::scratch_size_max(0)) ? 0 : 1;
+    impl::require(bytes <= static_cast<size_t>(Kokkos::TeamPolicy<Exec>::scratch_size_max(level)),
+                  impl::concat(fn, ": d=", d, " needs ", bytes, " bytes of team scratch, more than the backend offers"));
+    impl::Team<Exec> policy(exec, nmat, impl::householder_team_size<Exec>(d));
+    policy.set_scratch_size(level, Kokkos::PerTeam(bytes));
+    Kokkos::parallel_for(fn, policy, K{A, b, x, info, d, level, std::numeric_limits<T>::quiet_NaN()});
+    return;
+  }
   using V2 = Kokkos::View<T**, Kokkos::LayoutRight, Mem>;
   const auto noinit = [&](const char* l) { return Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, std::string(l)); };
   V2 diag(noinit("kband::sym::diag"), nmat, d), off(noinit("kband::sym::off"), nmat, d),

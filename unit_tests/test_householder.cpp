@@ -278,10 +278,13 @@ TYPED_TEST(HouseholderTest, Tridiagonalize) {
 
 // x = A^-1 b for SPD and symmetric indefinite matrices; A, b, x in layout Lay.
 template <class T, class Lay>
-void check_solve_symmetric(Kind kind, int d, int nmat) {
+void check_solve_symmetric(Kind kind, int d, int nmat,
+                           kband::SymmetricTSolve tsolve = kband::SymmetricTSolve::Pivoted) {
   Exec exec;
-  const std::string what = std::string("solve_symmetric ") + kind_name(kind) + " " + type_name(T()) + " " +
-                           layout_label(Lay()) + " d=" + std::to_string(d) + " nmat=" + std::to_string(nmat);
+  const bool pcr = tsolve == kband::SymmetricTSolve::PCR;
+  const std::string what = std::string("solve_symmetric ") + (pcr ? "(pcr) " : "") + kind_name(kind) + " " +
+                           type_name(T()) + " " + layout_label(Lay()) + " d=" + std::to_string(d) +
+                           " nmat=" + std::to_string(nmat);
   const Mats<T> A = make_matrices<T>(kind, nmat, d);
   const auto Ad = upload_matrices<Lay>(A);
   Rng rng(mix_seed({sizeof(T), 7, static_cast<std::uint64_t>(kind), static_cast<std::uint64_t>(d),
@@ -298,7 +301,7 @@ void check_solve_symmetric(Kind kind, int d, int nmat) {
   const auto x = rank2<Lay>("x", nmat, d, nan_value<T>());
   Kokkos::View<int*> info("info", nmat);
   poison_info(info);
-  kband::solve_symmetric(exec, Ad, b, x, info);
+  kband::solve_symmetric(exec, Ad, b, x, info, tsolve);
   exec.fence();
   const auto hx = to_host(x);
   const std::vector<int> hi = download_info(info);
@@ -334,7 +337,7 @@ void check_solve_symmetric(Kind kind, int d, int nmat) {
     EXPECT_LE(fwd, bound) << what << " m=" << m << ": forward error";
     EXPECT_LE(bwd, bound) << what << " m=" << m << ": backward error";
   }
-  const std::string key = std::string(type_name(T())) + " solve_symmetric " + kind_name(kind);
+  const std::string key = std::string(type_name(T())) + " solve_symmetric " + (pcr ? "(pcr) " : "") + kind_name(kind);
   record_error(key + " forward/(d*eps)", worst_fwd / (d * eps_of<T>()));
   record_error(key + " backward/(d*eps)", worst_bwd / (d * eps_of<T>()));
   ++stats().solves;
@@ -344,6 +347,14 @@ TYPED_TEST(HouseholderTest, SolveSymmetric) {
   for (Kind kind : {Kind::SPD, Kind::Indefinite})
     for (const auto& dn : house_sizes<TypeParam>())
       check_solve_symmetric<TypeParam, Kokkos::LayoutRight>(kind, dn.first, dn.second);
+}
+
+// The PCR T solve (the composed pipeline: tridiagonalize, apply_q, pcr) on
+// SPD matrices, whose T is SPD.
+TYPED_TEST(HouseholderTest, SolveSymmetricPCR) {
+  for (const auto& dn : house_sizes<TypeParam>())
+    check_solve_symmetric<TypeParam, Kokkos::LayoutRight>(Kind::SPD, dn.first, dn.second,
+                                                          kband::SymmetricTSolve::PCR);
 }
 
 // The routines take Views of any layout (LayoutLeft is the default one on
