@@ -122,8 +122,9 @@ void print_help(const char* argv0) {
       "  --long LIST         hybrid block configurations NSYSxN (e.g. 16x2^20,4096x1024)\n"
       "                      or none. Default on a GPU 16x2^20,16384x8192,4096x1024; on\n"
       "                      a host 2x2^17,32x8192,256x1024; --quick 2x2^14,16x1024.\n"
-      "  --team-size T       threads per team of the thomas / shared rows (kband's\n"
-      "                      SolveOptions::team_size; default 0 = kband's choice)\n"
+      "  --team-size T       threads per team of the thomas / shared rows and of the\n"
+      "                      householder row (kband's SolveOptions::team_size;\n"
+      "                      default 0 = kband's choice)\n"
       "  --blocks-per-team B SolveOptions::blocks_per_team of those rows (Registers)\n"
       "  --segment-rows R    SolveOptions::segment_rows of the pcr rows (0 = kband's choice)\n"
       "  --hybrid-chunk M, --hybrid-segment S, --hybrid-team T\n"
@@ -1032,7 +1033,10 @@ class Bench {
     auto no_extra = [](CheckResult&) {};
 
     // kband::solve_symmetric: one fused kernel (the Pivoted T solve)
-    dense_row("householder", [&] { kband::solve_symmetric(exec_, A, bv, x, info); }, none, x,
+    kband::SolveOptions hopt;
+    hopt.team_size = o_.team_size;
+    dense_row("householder",
+              [&] { kband::solve_symmetric(exec_, A, bv, x, info, kband::SymmetricTSolve::Pivoted, hopt); }, none, x,
               "solve_symmetric (one fused kernel, no workspace)", no_extra);
     // the same pipeline from the public pieces, workspace allocated once
     {

@@ -297,6 +297,17 @@ struct SymmetricSolveKernel {
   }
 };
 
+/// Threads per team of the fused solve_symmetric kernel on GPUs (H100,
+/// double, kband-bench --dense-d 32,64,128 --team-size T, time over
+/// cuBLAS getrf+getrsBatched in the same run: d = 32: 2.32 at 32 threads,
+/// 3.23 at 64, 5.42 at 128; d = 64: 2.97-2.98 at 64 and 128, 4.00 at 32;
+/// d = 128: 5.73 at 256, 9.07 at 128).
+template <class Exec>
+int symmetric_solve_team_size(int d) {
+  if (!is_device_exec<Exec>::value) return 1;
+  return d >= 128 ? 256 : (d > 32 ? 128 : 32);
+}
+
 /// A batch of square matrices, d >= 1.
 template <class VA>
 void check_square(const char* fn, const VA& A) {
@@ -372,9 +383,11 @@ enum class SymmetricTSolve { Pivoted, PCR };
 /// x(m,:) is then NaN. Pivoted (the default) runs as one kernel
 /// (impl::SymmetricSolveKernel) and needs no workspace; PCR composes
 /// tridiagonalize, apply_q and pcr and allocates its workspace per call.
+/// opt.team_size: threads per team of the fused kernel on GPUs (0 = kband's
+/// choice).
 template <class Exec, class VA, class VB, class VX, class Info>
 void solve_symmetric(const Exec& exec, const VA& A, const VB& b, const VX& x, const Info& info,
-                     SymmetricTSolve tsolve = SymmetricTSolve::Pivoted) {
+                     SymmetricTSolve tsolve = SymmetricTSolve::Pivoted, const SolveOptions& opt = {}) {
   const char* fn = "kband::solve_symmetric";
   impl::ProfilingRegion region(fn);
   using T = typename VX::non_const_value_type;
@@ -397,7 +410,9 @@ void solve_symmetric(const Exec& exec, const VA& A, const VB& b, const VX& x, co
     const int level = bytes <= static_cast<size_t>(Kokkos::TeamPolicy<Exec>::scratch_size_max(0)) ? 0 : 1;
     impl::require(bytes <= static_cast<size_t>(Kokkos::TeamPolicy<Exec>::scratch_size_max(level)),
                   impl::concat(fn, ": d=", d, " needs ", bytes, " bytes of team scratch, more than the backend offers"));
-    impl::Team<Exec> policy(exec, nmat, impl::householder_team_size<Exec>(d));
+    const int ts = impl::is_device_exec<Exec>::value && opt.team_size > 0 ? opt.team_size
+                                                                            : impl::symmetric_solve_team_size<Exec>(d);
+    impl::Team<Exec> policy(exec, nmat, ts);
     policy.set_scratch_size(level, Kokkos::PerTeam(bytes));
     Kokkos::parallel_for(fn, policy, K{A, b, x, info, d, level, std::numeric_limits<T>::quiet_NaN()});
     return;
