@@ -24,6 +24,66 @@
 namespace kband {
 namespace impl {
 
+/// Householder step k on the symmetric working copy W (d x d, team scratch):
+/// x = W(k, k+1:) (row k; W is symmetric, and rows are conflict-free in
+/// shared memory), u = x - alpha e1, p = W22 u / H, q = p - K u, W22 <- W22 -
+/// q u^T - u q^T. Unless tau = 0 (x already a multiple of e1), v_k = u is
+/// left in row k of W, which later steps no longer read; with y != nullptr,
+/// y(k+1:) <- P_k y(k+1:) too. Every thread gets T(k,k), T(k+1,k) and tau.
+/// Ends with a team barrier.
+template <class T, class Member>
+KOKKOS_INLINE_FUNCTION void householder_step(const Member& team, T* W, const int d, const int k, T* u, T* p,
+                                             T* y, T& t_kk, T& t_k1k, T& tau_k) {
+  const int k1 = k + 1, len = d - k1;
+  T* row = W + static_cast<size_t>(k) * d;
+  T nrm2 = 0;
+  Kokkos::parallel_reduce(
+      Kokkos::TeamThreadRange(team, len), [&](const int i, T& s) { s += row[k1 + i] * row[k1 + i]; }, nrm2);
+  const T x0 = row[k1];
+  const T nrm = sqrt_(nrm2);
+  const T alpha = x0 >= T(0) ? -nrm : nrm;
+  const T u0 = x0 - alpha;
+  const T H = (nrm2 - x0 * x0 + u0 * u0) / T(2);  // |u|^2 / 2
+  const bool skip = !(H > T(0));
+  const T rH = skip ? T(0) : T(1) / H;
+  t_kk = row[k];
+  t_k1k = skip ? x0 : alpha;
+  tau_k = rH;
+  Kokkos::parallel_for(Kokkos::TeamThreadRange(team, len),
+                       [&](const int i) { u[k1 + i] = skip ? T(0) : (i == 0 ? u0 : row[k1 + i]); });
+  team.team_barrier();
+  if (skip) return;
+  // p = W22 u / H (thread i walks column k1+i: neighbouring words)
+  Kokkos::parallel_for(Kokkos::TeamThreadRange(team, len), [&](const int i) {
+    T s = 0;
+    for (int j = k1; j < d; ++j) s += W[static_cast<size_t>(j) * d + k1 + i] * u[j];
+    p[k1 + i] = s * rH;
+  });
+  T uy = 0;
+  if (y != nullptr)
+    Kokkos::parallel_reduce(
+        Kokkos::TeamThreadRange(team, len), [&](const int i, T& s) { s += u[k1 + i] * y[k1 + i]; }, uy);
+  team.team_barrier();
+  T up = 0;
+  Kokkos::parallel_reduce(
+      Kokkos::TeamThreadRange(team, len), [&](const int i, T& s) { s += u[k1 + i] * p[k1 + i]; }, up);
+  const T K = up * rH / T(2);
+  const T g = uy * rH;
+  // q = p - K u; y <- P_k y; v_k into row k
+  Kokkos::parallel_for(Kokkos::TeamThreadRange(team, len), [&](const int i) {
+    p[k1 + i] -= K * u[k1 + i];
+    if (y != nullptr) y[k1 + i] -= g * u[k1 + i];
+    row[k1 + i] = u[k1 + i];
+  });
+  team.team_barrier();
+  // W22 <- W22 - q u^T - u q^T
+  Kokkos::parallel_for(Kokkos::TeamThreadRange(team, len * len), [&](const int ij) {
+    const int i = k1 + ij / len, j = k1 + ij % len;
+    W[i * d + j] -= p[i] * u[j] + u[i] * p[j];
+  });
+  team.team_barrier();
+}
+
 template <class Exec, class VA, class VD, class VE, class VV, class VT>
 struct HouseholderKernel {
   using T = typename VD::non_const_value_type;
@@ -50,55 +110,17 @@ struct HouseholderKernel {
     });
     team.team_barrier();
     for (int k = 0; k + 2 < d; ++k) {
-      const int k1 = k + 1, len = d - k1;
-      T nrm2 = 0;
-      Kokkos::parallel_reduce(
-          Kokkos::TeamThreadRange(team, len),
-          [&](const int i, T& s) {
-            const T v = W[(k1 + i) * d + k];
-            s += v * v;
-          },
-          nrm2);
-      const T x0 = W[k1 * d + k];
-      const T nrm = impl::sqrt_(nrm2);
-      const T alpha = x0 >= T(0) ? -nrm : nrm;
-      const T u0 = x0 - alpha;
-      const T H = (nrm2 - x0 * x0 + u0 * u0) / T(2);  // |u|^2 / 2
-      const bool skip = !(H > T(0));                  // x already a multiple of e1
-      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, len), [&](const int i) {
-        u[k1 + i] = skip ? T(0) : (i == 0 ? u0 : W[(k1 + i) * d + k]);
-      });
+      T tkk, tk1k, tk;
+      householder_step(team, W, d, k, u, p, static_cast<T*>(nullptr), tkk, tk1k, tk);
       Kokkos::single(Kokkos::PerTeam(team), [&]() {
-        diag(m, k) = W[k * d + k];
-        off(m, k) = skip ? x0 : alpha;
-        tau(m, k) = skip ? T(0) : T(1) / H;
+        diag(m, k) = tkk;
+        off(m, k) = tk1k;
+        tau(m, k) = tk;
       });
+      const T* v = W + static_cast<size_t>(k) * d;  // v_k; later steps leave row k alone
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, d), [&](const int i) {
-        V(m, k, i) = (i <= k || skip) ? T(0) : (i == k1 ? u0 : W[i * d + k]);
+        V(m, k, i) = (i <= k || tk == T(0)) ? T(0) : v[i];
       });
-      team.team_barrier();
-      if (!skip) {
-        // p = A22 u / H; A22 is symmetric, so thread i walks column k1+i and
-        // neighbouring threads read neighbouring words.
-        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, len), [&](const int i) {
-          T s = 0;
-          for (int j = k1; j < d; ++j) s += W[static_cast<size_t>(j) * d + k1 + i] * u[j];
-          p[k1 + i] = s / H;
-        });
-        team.team_barrier();
-        T up = 0;
-        Kokkos::parallel_reduce(
-            Kokkos::TeamThreadRange(team, len), [&](const int i, T& s) { s += u[k1 + i] * p[k1 + i]; }, up);
-        const T K = up / (T(2) * H);
-        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, len), [&](const int i) { p[k1 + i] -= K * u[k1 + i]; });
-        team.team_barrier();
-        // A22 <- A22 - q u^T - u q^T
-        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, len * len), [&](const int ij) {
-          const int i = k1 + ij / len, j = k1 + ij % len;
-          W[i * d + j] -= p[i] * u[j] + u[i] * p[j];
-        });
-        team.team_barrier();
-      }
     }
     // last two rows (or the only one)
     Kokkos::single(Kokkos::PerTeam(team), [&]() {
@@ -142,11 +164,9 @@ struct ApplyQKernel {
 };
 
 /// solve_symmetric in one kernel (the Pivoted T solve). A team per matrix
-/// reduces A to T in team scratch with the same steps as HouseholderKernel,
-/// reading x = A(k+1:, k) from row k instead of column k (A stays symmetric;
-/// rows are conflict-free in shared memory), and applies each reflector to b
-/// as it is formed (Q^T b). v_k goes to row k of the working copy, which the
-/// later steps no longer read. One thread then solves T z = Q^T b by LU with
+/// reduces A to T in team scratch with householder_step, as tridiagonalize
+/// does, and applies each reflector to b as it is formed (Q^T b); v_k stays
+/// in row k of the working copy. One thread then solves T z = Q^T b by LU with
 /// partial pivoting (kband::gtsv's elimination, pivots and info), and the
 /// team applies Q to z. A matrix and its b are read once and x is written
 /// once: no workspace and no other launch.
@@ -187,58 +207,15 @@ struct SymmetricSolveKernel {
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, d), [&](const int i) { y[i] = b(m, i); });
     team.team_barrier();
     for (int k = 0; k + 2 < d; ++k) {
-      const int k1 = k + 1, len = d - k1;
-      T* row = W + static_cast<size_t>(k) * d;  // x = row[k1..d-1]; v_k afterwards
-      T nrm2 = 0;
-      Kokkos::parallel_reduce(
-          Kokkos::TeamThreadRange(team, len), [&](const int i, T& s) { s += row[k1 + i] * row[k1 + i]; }, nrm2);
-      const T x0 = row[k1];
-      const T nrm = impl::sqrt_(nrm2);
-      const T alpha = x0 >= T(0) ? -nrm : nrm;
-      const T u0 = x0 - alpha;
-      const T H = (nrm2 - x0 * x0 + u0 * u0) / T(2);  // |u|^2 / 2
-      const bool skip = !(H > T(0));                  // x already a multiple of e1
-      const T rH = skip ? T(0) : T(1) / H;
-      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, len), [&](const int i) {
-        u[k1 + i] = skip ? T(0) : (i == 0 ? u0 : row[k1 + i]);
-      });
+      T tkk, tk1k, tk;
+      householder_step(team, W, d, k, u, p, y, tkk, tk1k, tk);
       Kokkos::single(Kokkos::PerTeam(team), [&]() {
-        dg[k] = row[k];
-        od[k] = skip ? x0 : alpha;
-        tau[k] = rH;
+        dg[k] = tkk;
+        od[k] = tk1k;
+        tau[k] = tk;
       });
-      team.team_barrier();
-      if (!skip) {
-        // p = A22 u / H (thread i walks column k1+i: neighbouring words)
-        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, len), [&](const int i) {
-          T s = 0;
-          for (int j = k1; j < d; ++j) s += W[static_cast<size_t>(j) * d + k1 + i] * u[j];
-          p[k1 + i] = s * rH;
-        });
-        T uy = 0;
-        Kokkos::parallel_reduce(
-            Kokkos::TeamThreadRange(team, len), [&](const int i, T& s) { s += u[k1 + i] * y[k1 + i]; }, uy);
-        team.team_barrier();
-        T up = 0;
-        Kokkos::parallel_reduce(
-            Kokkos::TeamThreadRange(team, len), [&](const int i, T& s) { s += u[k1 + i] * p[k1 + i]; }, up);
-        const T K = up * rH / T(2);
-        const T g = uy * rH;
-        // q = p - K u; y <- P_k y; v_k into row k
-        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, len), [&](const int i) {
-          p[k1 + i] -= K * u[k1 + i];
-          y[k1 + i] -= g * u[k1 + i];
-          row[k1 + i] = u[k1 + i];
-        });
-        team.team_barrier();
-        // A22 <- A22 - q u^T - u q^T
-        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, len * len), [&](const int ij) {
-          const int i = k1 + ij / len, j = k1 + ij % len;
-          W[i * d + j] -= p[i] * u[j] + u[i] * p[j];
-        });
-        team.team_barrier();
-      }
     }
+    team.team_barrier();
     // the last two rows of T, then T z = y by LU with partial pivoting
     Kokkos::single(Kokkos::PerTeam(team), [&]() {
       if (d >= 2) {
