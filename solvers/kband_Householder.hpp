@@ -226,22 +226,12 @@ struct SymmetricSolveKernel {
       T di = dg[0], dui = d > 1 ? od[0] : T(0), bi = y[0];
       int bad = 0;
       for (int j = 1; j < d; ++j) {
-        const T dl = od[j - 1], bj = dg[j], cj = j < d - 1 ? od[j] : T(0), dj = y[j];
-        const bool swap = abs_(di) < abs_(dl);
-        const T piv = swap ? dl : di;
-        bad = (bad == 0 && !usable_pivot(piv)) ? j : bad;
-        const T rp = T(1) / piv;
-        const T fact = swap ? di * rp : dl * rp;
-        ur[j - 1] = rp;
-        u1[j - 1] = swap ? bj : dui;
-        u2[j - 1] = swap ? cj : T(0);
-        y[j - 1] = swap ? dj : bi;
-        const T nd = swap ? dui - fact * bj : bj - fact * dui;
-        const T ndu = swap ? -fact * cj : cj;
-        const T nb = swap ? bi - fact * dj : dj - fact * bi;
-        di = nd;
-        dui = ndu;
-        bi = nb;
+        const GTSVRow<T> r = gtsv_step(di, dui, bi, od[j - 1], dg[j], j < d - 1 ? od[j] : T(0), y[j]);
+        bad = (bad == 0 && !usable_pivot(r.piv)) ? j : bad;
+        ur[j - 1] = r.rp;
+        u1[j - 1] = r.u1;
+        u2[j - 1] = r.u2;
+        y[j - 1] = r.y;
       }
       bad = (bad == 0 && !usable_pivot(di)) ? d : bad;
       T x1 = bi / di, x2 = T(0);
