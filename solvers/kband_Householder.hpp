@@ -275,6 +275,17 @@ int symmetric_solve_team_size(int d) {
   return d >= 128 ? 256 : (d > 32 ? 128 : 32);
 }
 
+/// Scratch level of a team kernel whose working copy of a d x d matrix takes
+/// `bytes`: on chip when it fits, else the backend's level 1; throws when
+/// neither holds it.
+template <class Exec>
+int matrix_scratch_level(const char* fn, int d, size_t bytes) {
+  const int level = bytes <= static_cast<size_t>(Kokkos::TeamPolicy<Exec>::scratch_size_max(0)) ? 0 : 1;
+  require(bytes <= static_cast<size_t>(Kokkos::TeamPolicy<Exec>::scratch_size_max(level)),
+          concat(fn, ": d=", d, " needs ", bytes, " bytes of team scratch, more than the backend offers"));
+  return level;
+}
+
 /// A batch of square matrices, d >= 1.
 template <class VA>
 void check_square(const char* fn, const VA& A) {
@@ -315,9 +326,7 @@ void tridiagonalize(const Exec& exec, const VA& A, const VD& diag, const VE& off
   if (nmat == 0) return;
   using K = impl::HouseholderKernel<Exec, VA, VD, VE, VV, VT>;
   const size_t bytes = K::scratch_bytes(d);
-  const int level = bytes <= static_cast<size_t>(Kokkos::TeamPolicy<Exec>::scratch_size_max(0)) ? 0 : 1;
-  impl::require(bytes <= static_cast<size_t>(Kokkos::TeamPolicy<Exec>::scratch_size_max(level)),
-                impl::concat(fn, ": d=", d, " needs ", bytes, " bytes of team scratch, more than the backend offers"));
+  const int level = impl::matrix_scratch_level<Exec>(fn, d, bytes);
   impl::Team<Exec> policy(exec, nmat, impl::householder_team_size<Exec>(d));
   policy.set_scratch_size(level, Kokkos::PerTeam(bytes));
   Kokkos::parallel_for(fn, policy, K{A, diag, offdiag, V, tau, d, level});
@@ -374,9 +383,7 @@ void solve_symmetric(const Exec& exec, const VA& A, const VB& b, const VX& x, co
   if (tsolve == SymmetricTSolve::Pivoted) {
     using K = impl::SymmetricSolveKernel<Exec, VA, VB, VX, Info>;
     const size_t bytes = K::scratch_bytes(d);
-    const int level = bytes <= static_cast<size_t>(Kokkos::TeamPolicy<Exec>::scratch_size_max(0)) ? 0 : 1;
-    impl::require(bytes <= static_cast<size_t>(Kokkos::TeamPolicy<Exec>::scratch_size_max(level)),
-                  impl::concat(fn, ": d=", d, " needs ", bytes, " bytes of team scratch, more than the backend offers"));
+    const int level = impl::matrix_scratch_level<Exec>(fn, d, bytes);
     const int ts = impl::is_device_exec<Exec>::value && opt.team_size > 0 ? opt.team_size
                                                                             : impl::symmetric_solve_team_size<Exec>(d);
     impl::Team<Exec> policy(exec, nmat, ts);
@@ -397,11 +404,9 @@ void solve_symmetric(const Exec& exec, const VA& A, const VB& b, const VX& x, co
                          sub(m, j) = j > 0 ? off(m, j - 1) : T(0);
                          y(m, j) = b(m, j);
                        });
+  // the PCR T solve: the composed route
   apply_q(exec, V, tau, y, true);
-  if (tsolve == SymmetricTSolve::PCR)
-    pcr(exec, sub, diag, off, y, y, info);
-  else
-    gtsv(exec, sub, diag, off, y, y, info);
+  pcr(exec, sub, diag, off, y, y, info);
   apply_q(exec, V, tau, y, false);
   Kokkos::deep_copy(exec, x, y);
 }
