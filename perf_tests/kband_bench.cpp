@@ -123,7 +123,7 @@ void print_help(const char* argv0) {
       "                      or none. Default on a GPU 16x2^20,16384x8192,4096x1024; on\n"
       "                      a host 2x2^17,32x8192,256x1024; --quick 2x2^14,16x1024.\n"
       "  --team-size T       threads per team of the thomas / shared rows and of the\n"
-      "                      householder row (kband's SolveOptions::team_size;\n"
+      "                      householder scratch row (kband's SolveOptions::team_size;\n"
       "                      default 0 = kband's choice)\n"
       "  --blocks-per-team B SolveOptions::blocks_per_team of those rows (Registers)\n"
       "  --segment-rows R    SolveOptions::segment_rows of the pcr rows (0 = kband's choice)\n"
@@ -157,7 +157,8 @@ void print_help(const char* argv0) {
       "elements per point, time ratio to kband::thomas (Auto) on the same layout\n"
       "and n (target <= 1.25). solve: kband::solve_tridiagonal, the algorithm it\n"
       "chose in the note. householder: kband::solve_symmetric on nmat SPD d x d\n"
-      "matrices, also composed from tridiagonalize/apply_q/pcr with preallocated\n"
+      "matrices per variant (registers: d <= 64, a matrix row a GPU thread;\n"
+      "scratch: the matrix in team scratch; auto), also composed from tridiagonalize/apply_q/pcr with preallocated\n"
       "workspace (householder-prealloc); peers Kokkos Kernels LU+SolveLU (serial,\n"
       "team) and cuBLAS getrfBatched+getrsBatched on copies refreshed outside\n"
       "timing; points = nmat*d^2, elements per point 1 + 2/d; checked by the\n"
@@ -1012,18 +1013,18 @@ class Bench {
     Kokkos::parallel_for("kband_bench::fill_dense", Policy(exec_, 0, static_cast<std::int64_t>(nmat) * dd),
                          FillDense<T, A3, X2>{A, bv, dg});
     // `extra` may fail the check further (a peer's error status).
-    auto dense_row = [&](const std::string& algo, auto&& call, auto&& refresh, const auto& xv,
-                         const std::string& note, auto&& extra) {
+    auto dense_row = [&](const std::string& algo, const std::string& variant, auto&& call, auto&& refresh,
+                         const auto& xv, const std::string& note, auto&& extra) {
       Kokkos::deep_copy(xv, std::numeric_limits<T>::quiet_NaN());
       Kokkos::deep_copy(info, -1);
       Stats st;
       try {
         st = measure(call, refresh);
       } catch (const kband::Error& e) {
-        emit_na(na_row(algo, lname, "-", dd, nmat, elems, e.what(), pts));
+        emit_na(na_row(algo, lname, variant, dd, nmat, elems, e.what(), pts));
         return;
       }
-      Row r = make_row(algo, lname, "-", dd, nmat, elems, st, pts);
+      Row r = make_row(algo, lname, variant, dd, nmat, elems, st, pts);
       r.note = note;
       CheckResult cr = check_dense<T>(exec_, xv, nmat, dg, info);
       extra(cr);
@@ -1032,19 +1033,27 @@ class Bench {
     auto none = [] {};
     auto no_extra = [](CheckResult&) {};
 
-    // kband::solve_symmetric: one fused kernel (the Pivoted T solve)
-    kband::SolveOptions hopt;
-    hopt.team_size = o_.team_size;
-    dense_row("householder",
-              [&] { kband::solve_symmetric(exec_, A, bv, x, info, kband::SymmetricTSolve::Pivoted, hopt); }, none, x,
-              "solve_symmetric (one fused kernel, no workspace)", no_extra);
+    // kband::solve_symmetric, the Pivoted T solve in one kernel: Registers
+    // (rows of the matrix in registers, d <= 64), Scratch (the matrix in
+    // team scratch), Auto
+    for (const char* v : {"registers", "scratch", "auto"}) {
+      if (!o_.variants.count(v)) continue;
+      kband::SolveOptions hopt;
+      hopt.team_size = o_.team_size;
+      hopt.variant = std::string(v) == "registers" ? kband::Variant::Registers
+                     : std::string(v) == "scratch" ? kband::Variant::Scratch
+                                                   : kband::Variant::Auto;
+      dense_row("householder", v,
+                [&] { kband::solve_symmetric(exec_, A, bv, x, info, kband::SymmetricTSolve::Pivoted, hopt); }, none,
+                x, "solve_symmetric (one fused kernel, no workspace)", no_extra);
+    }
     // the same pipeline from the public pieces, workspace allocated once
     {
       X2 diag(noinit("kband_bench::sym_diag"), nmat, dd), off(noinit("kband_bench::sym_off"), nmat, dd),
           tau(noinit("kband_bench::sym_tau"), nmat, dd), sub(noinit("kband_bench::sym_sub"), nmat, dd);
       A3 V(noinit("kband_bench::sym_V"), nmat, dd, dd);
       dense_row(
-          "householder-prealloc",
+          "householder-prealloc", "-",
           [&] {
             kband::tridiagonalize(exec_, A, diag, off, V, tau);
             Kokkos::parallel_for("kband_bench::sym_prep", Policy(exec_, 0, static_cast<std::int64_t>(nmat) * dd),
@@ -1063,7 +1072,7 @@ class Bench {
         A3L Aw(noinit("kband_bench::kk_A"), nmat, dd, dd);
         X2L xw(noinit("kband_bench::kk_x"), nmat, dd);
         dense_row(
-            "kk-serial-lu+solvelu",
+            "kk-serial-lu+solvelu", "-",
             [&] {
               Kokkos::parallel_for("kband_bench::kk_serial_lu", Policy(exec_, 0, nmat),
                                    KKDenseLUSerial<T, A3L, X2L>{Aw, xw, info});
@@ -1079,7 +1088,7 @@ class Bench {
         X2 xw(noinit("kband_bench::kk_x"), nmat, dd);
         const int ts = kDevice ? std::min(std::max(dd, 32), 256) : 1;
         dense_row(
-            "kk-team-lu+solvelu",
+            "kk-team-lu+solvelu", "-",
             [&] {
               Kokkos::parallel_for("kband_bench::kk_team_lu", Kokkos::TeamPolicy<Exec>(exec_, nmat, ts),
                                    KKDenseLUTeam<T, A3, X2>{Aw, xw, info});
@@ -1102,7 +1111,7 @@ class Bench {
       cublasStatus_t call_st = CUBLAS_STATUS_SUCCESS;
       int getrs_info = 0;
       dense_row(
-          "cublas-getrf+getrsBatched",
+          "cublas-getrf+getrsBatched", "-",
           [&] {
             cublasStatus_t r = G::getrf(cb.handle(), dd, cb.a(), dd, piv.data(), info.data(), nmat);
             if (r == CUBLAS_STATUS_SUCCESS)
@@ -1332,12 +1341,17 @@ class Bench {
     if (!any) return;
     say("kband dense symmetric solve vs batched dense LU peers (time kband/peer, < 1: kband faster):");
     bool peers = false;
+    // kband rows: householder per variant, householder-prealloc
+    const std::pair<const char*, const char*> mine[] = {{"householder", "registers"},
+                                                        {"householder", "scratch"},
+                                                        {"householder", "auto"},
+                                                        {"householder-prealloc", "-"}};
     for (const char* peer : {"kk-serial-lu+solvelu", "kk-team-lu+solvelu", "cublas-getrf+getrsBatched"})
-      for (const char* al : {"householder", "householder-prealloc"}) {
+      for (const auto& al : mine) {
         std::vector<int> dd;
         std::vector<double> rr;
         for (int d : o_.dense_d) {
-          const Row* k = find(al, "dense", "-", d);
+          const Row* k = find(al.first, "dense", al.second, d);
           const Row* p = find(peer, "dense", "-", d);
           if (k && p) {
             dd.push_back(d);
@@ -1346,7 +1360,8 @@ class Bench {
         }
         if (dd.empty()) continue;
         peers = true;
-        say(per_n_line(kband::impl::concat("  ", al, " vs ", peer), "d", dd, rr, "", 1.0, false));
+        const std::string label = std::string(al.first) + (std::string(al.second) == "-" ? "" : std::string("[") + al.second + "]");
+        say(per_n_line(kband::impl::concat("  ", label, " vs ", peer), "d", dd, rr, "", 1.0, false));
       }
     if (!peers)
       say(kband::impl::concat("  no dense peer rows (KK LU needs Kokkos Kernels >= 4.0 and kk in --algos; "
@@ -1354,7 +1369,8 @@ class Bench {
     std::vector<int> dd;
     std::vector<double> rr;
     for (int d : o_.dense_d) {
-      const Row* k = find("householder", "dense", "-", d);
+      const Row* k = find("householder", "dense", "auto", d);
+      if (!k) k = find("householder", "dense", "scratch", d);  // host default variants: Auto = Scratch there
       const Row* p = find("householder-prealloc", "dense", "-", d);
       if (k && p) {
         dd.push_back(d);
@@ -1365,7 +1381,7 @@ class Bench {
       std::ostringstream os;
       os.setf(std::ios::fixed);
       os.precision(2);
-      os << "  householder / householder-prealloc (the fused solve_symmetric over the composed pipeline):";
+      os << "  householder (auto, else scratch) / householder-prealloc (solve_symmetric over the composed pipeline):";
       for (std::size_t i = 0; i < dd.size(); ++i) os << (i ? ", " : " ") << "d=" << dd[i] << ":" << rr[i];
       say(os.str());
     }

@@ -7,14 +7,16 @@
 //       offdiag(m, j) = T(j+1, j) (j < d-1), Q = P_0 P_1 ... P_{d-3},
 //       P_k = I - tau(m,k) v_k v_k^T, v_k = V(m, k, :) (zero in entries 0..k;
 //       each vector is contiguous in a LayoutRight V).
-//   kband::solve_symmetric(exec, A, b, x, info)
+//   kband::solve_symmetric(exec, A, b, x, info[, tsolve, opt])
 //       x = Q T^-1 Q^T b, with T y = Q^T b solved by LU with partial
 //       pivoting (one fused kernel) or, on request, by PCR.
 //
 // One team per matrix; the working copy of A lives in team scratch (on chip
-// when it fits, else the backend's level-1 scratch). Step k: u = x - alpha e1
-// with alpha = -sign(x_0)|x| (x = A(k+1:, k)), H = |u|^2 / 2, p = A u / H,
-// K = u.p / (2H), q = p - K u, A <- A - q u^T - u q^T.
+// when it fits, else the backend's level-1 scratch), or for solve_symmetric's
+// Variant::Registers (d <= 64, the default on GPUs) a row per thread in
+// registers. Step k: u = x - alpha e1 with alpha = -sign(x_0)|x|
+// (x = A(k+1:, k)), H = |u|^2 / 2, p = A u / H, K = u.p / (2H), q = p - K u,
+// A <- A - q u^T - u q^T.
 #pragma once
 
 #include "kband_GTSV.hpp"
@@ -163,6 +165,34 @@ struct ApplyQKernel {
   }
 };
 
+/// Solves T z = y in place (T = tridiag(od, dg, od), d rows) on one thread by
+/// LU with partial pivoting: kband::gtsv's elimination (impl::gtsv_step),
+/// pivots and info. ur, u1, u2 (d values each) take U's rows. Returns 0, or
+/// the 1-based row of the first zero or non-finite pivot.
+template <class T>
+KOKKOS_INLINE_FUNCTION int tridiagonal_lu_solve(const int d, const T* dg, const T* od, T* y, T* ur, T* u1, T* u2) {
+  T di = dg[0], dui = d > 1 ? od[0] : T(0), bi = y[0];
+  int bad = 0;
+  for (int j = 1; j < d; ++j) {
+    const GTSVRow<T> r = gtsv_step(di, dui, bi, od[j - 1], dg[j], j < d - 1 ? od[j] : T(0), y[j]);
+    bad = (bad == 0 && !usable_pivot(r.piv)) ? j : bad;
+    ur[j - 1] = r.rp;
+    u1[j - 1] = r.u1;
+    u2[j - 1] = r.u2;
+    y[j - 1] = r.y;
+  }
+  bad = (bad == 0 && !usable_pivot(di)) ? d : bad;
+  T x1 = bi / di, x2 = T(0);
+  y[d - 1] = x1;
+  for (int j = d - 2; j >= 0; --j) {
+    const T xj = (y[j] - u1[j] * x1 - u2[j] * x2) * ur[j];
+    x2 = x1;
+    x1 = xj;
+    y[j] = xj;
+  }
+  return bad;
+}
+
 /// solve_symmetric in one kernel (the Pivoted T solve). A team per matrix
 /// reduces A to T in team scratch with householder_step, as tridiagonalize
 /// does, and applies each reflector to b as it is formed (Q^T b); v_k stays
@@ -223,25 +253,7 @@ struct SymmetricSolveKernel {
         od[d - 2] = W[(d - 1) * d + d - 2];
       }
       dg[d - 1] = W[(d - 1) * d + d - 1];
-      T di = dg[0], dui = d > 1 ? od[0] : T(0), bi = y[0];
-      int bad = 0;
-      for (int j = 1; j < d; ++j) {
-        const GTSVRow<T> r = gtsv_step(di, dui, bi, od[j - 1], dg[j], j < d - 1 ? od[j] : T(0), y[j]);
-        bad = (bad == 0 && !usable_pivot(r.piv)) ? j : bad;
-        ur[j - 1] = r.rp;
-        u1[j - 1] = r.u1;
-        u2[j - 1] = r.u2;
-        y[j - 1] = r.y;
-      }
-      bad = (bad == 0 && !usable_pivot(di)) ? d : bad;
-      T x1 = bi / di, x2 = T(0);
-      y[d - 1] = x1;
-      for (int j = d - 2; j >= 0; --j) {
-        const T xj = (y[j] - u1[j] * x1 - u2[j] * x2) * ur[j];
-        x2 = x1;
-        x1 = xj;
-        y[j] = xj;
-      }
+      const int bad = tridiagonal_lu_solve(d, dg, od, y, ur, u1, u2);
       info(m) = bad;
       flag[0] = bad != 0 ? T(1) : T(0);
     });
@@ -264,6 +276,208 @@ struct SymmetricSolveKernel {
   }
 };
 
+/// A compile-time int that converts to int on every backend.
+template <int K>
+struct IntC {
+  static constexpr int value = K;
+  KOKKOS_INLINE_FUNCTION constexpr operator int() const { return K; }
+};
+
+/// Calls f(j) for j = J0..N-1: with Unroll, j is an IntC<j>, so that f may
+/// index register arrays with it; else a plain loop of ints.
+template <int J0, bool Unroll, class F, int... K>
+KOKKOS_FORCEINLINE_FUNCTION void static_for_impl(F& f, std::integer_sequence<int, K...>) {
+  (f(IntC<J0 + K>{}), ...);
+}
+template <int N, bool Unroll, int J0 = 0, class F>
+KOKKOS_FORCEINLINE_FUNCTION void static_for(F&& f) {
+  if constexpr (Unroll) {
+    static_for_impl<J0, Unroll>(f, std::make_integer_sequence<int, N - J0>{});
+  } else {
+    for (int j = J0; j < N; ++j) f(j);
+  }
+}
+
+/// solve_symmetric with the matrix in registers (Variant::Registers; d <= D).
+/// A team of D / R threads per matrix; thread t holds rows t, t + D/R, ... of
+/// the working copy, R rows of D values (on GPUs R = 1: a row a thread; on
+/// hosts, a team of one thread holds the matrix). Rows and columns d..D-1 are
+/// the identity, which no reflector touches. Step k is householder_step's:
+/// the threads put x = A(k+1:, k) and then q in team scratch (two buffers
+/// each, alternating with k, so a step needs two barriers besides its two
+/// team reductions: |x|^2, then u.p with u.y), each thread forms p and
+/// updates its own rows, and v_k stays in column k of the rows below k. The
+/// T solve is SymmetricSolveKernel's (tridiagonal_lu_solve, one thread); Q is
+/// applied to z a reduction per reflector. Reads A once (column i for row i,
+/// the same for a symmetric A, and coalesced for LayoutRight) and writes x
+/// once. The loop over k runs at run time and the loops over a row's
+/// columns are unrolled (a select picks column k), in four phases whose
+/// column loops start at 0, D/4, D/2 and 3D/4. (With k unrolled too, D = 32
+/// ran no faster than the Scratch kernel; its PTX took 0.9 MB.)
+template <class Exec, class VA, class VB, class VX, class Info, int D, int R>
+struct SymmetricSolveRegisters {
+  using T = typename VX::non_const_value_type;
+  using member_type = typename Kokkos::TeamPolicy<Exec>::member_type;
+  static constexpr bool unroll = is_device_exec<Exec>::value;
+  static constexpr int team_size = D / R;
+  VA A;
+  VB b;
+  VX x;
+  Info info;
+  int d;
+  T nan;
+
+  /// row[j] for a j known at run time: a select per column on GPUs, so that
+  /// the row stays in registers
+  template <int J0 = 0>
+  KOKKOS_FORCEINLINE_FUNCTION static T column(const T (&row)[D], const int j) {
+    T v = 0;
+    static_for<D, unroll, J0>([&](auto jc) {
+      if (static_cast<int>(jc) == j) v = row[static_cast<int>(jc)];
+    });
+    return v;
+  }
+
+  /// x and q (two buffers each), diag, offdiag, tau, y, U's three rows, flag
+  KOKKOS_INLINE_FUNCTION static constexpr size_t scratch_bytes() { return (12 * D + 8) * sizeof(T); }
+
+  KOKKOS_FUNCTION void operator()(const member_type& team) const {
+    const int m = team.league_rank(), t = team.team_rank();
+    T* ux = static_cast<T*>(team.team_scratch(0).get_shmem(scratch_bytes()));
+    T* qs = ux + 2 * D;
+    T* dg = qs + 2 * D;
+    T* od = dg + D;
+    T* tau = od + D;
+    T* ys = tau + D;
+    T* ur = ys + D;
+    T* u1 = ur + D;
+    T* u2 = u1 + D;
+    T* flag = u2 + D;
+    T w[R][D];
+    T y[R];
+    for (int r = 0; r < R; ++r) {
+      const int i = t + r * team_size;
+      static_for<D, unroll>([&](auto jc) {
+        const int j = jc;
+        w[r][j] = (i < d && j < d) ? T(A(m, j, i)) : (i == j ? T(1) : T(0));
+      });
+      y[r] = i < d ? T(b(m, i)) : T(0);
+    }
+    // step k touches columns > k only: the column loops of steps k >= J0 start
+    // at J0 (four phases of D/4 steps)
+    const auto step = [&](auto j0c, const int k) {
+      constexpr int J0 = decltype(j0c)::value;
+      T* xk = ux + (k & 1) * D;
+      T* qk = qs + (k & 1) * D;
+      T s = 0, wk[R];
+      for (int r = 0; r < R; ++r) {
+        const int i = t + r * team_size;
+        wk[r] = column<J0>(w[r], k);
+        const T xi = i > k ? wk[r] : T(0);
+        xk[i] = xi;
+        s += xi * xi;
+      }
+      team.team_barrier();
+      team.team_reduce(Kokkos::Sum<T>(s));
+      const T x0 = xk[k + 1];
+      const T nrm = sqrt_(s);
+      const T alpha = x0 >= T(0) ? -nrm : nrm;
+      const T u0 = x0 - alpha;
+      const T H = (s - x0 * x0 + u0 * u0) / T(2);  // |u|^2 / 2
+      const bool skip = !(H > T(0));
+      const T rH = skip ? T(0) : T(1) / H;
+      if (t == 0) {
+        od[k] = skip ? x0 : alpha;
+        tau[k] = rH;
+      }
+      if (skip) return;  // tau = 0: column k keeps x, which apply-Q skips
+      // p = W22 u / H on the rows below k; u.p (for K = u.p / (2H)) and u.y
+      // reduced together, as the two parts of a complex number
+      T p[R], ui[R];
+      Kokkos::complex<T> sums(0, 0);
+      for (int r = 0; r < R; ++r) {
+        const int i = t + r * team_size;
+        T acc[2] = {0, 0};  // two chains of FMAs
+        static_for<D, unroll, J0>([&](auto jc) {
+          const int j = jc;
+          const T uj = j == k + 1 ? u0 : xk[j];
+          if (j > k) acc[j & 1] += w[r][j] * uj;
+        });
+        p[r] = i > k ? (acc[0] + acc[1]) * rH : T(0);
+        ui[r] = i > k ? (i == k + 1 ? u0 : wk[r]) : T(0);
+        sums += Kokkos::complex<T>(ui[r] * p[r], ui[r] * y[r]);
+      }
+      team.team_reduce(Kokkos::Sum<Kokkos::complex<T>>(sums));
+      const T K = sums.real() * rH / T(2), g = sums.imag() * rH;
+      for (int r = 0; r < R; ++r) {
+        const int i = t + r * team_size;
+        p[r] -= K * ui[r];  // q
+        if (i > k) qk[i] = p[r];
+        y[r] -= g * ui[r];
+      }
+      team.team_barrier();
+      // W22 <- W22 - q u^T - u q^T; v_k = u into column k
+      for (int r = 0; r < R; ++r) {
+        const int i = t + r * team_size;
+        if (i <= k) continue;
+        static_for<D, unroll, J0>([&](auto jc) {
+          const int j = jc;
+          const T uj = j == k + 1 ? u0 : xk[j];
+          if (j > k) w[r][j] -= p[r] * uj + ui[r] * qk[j];
+          if (j == k) w[r][j] = ui[r];
+        });
+      }
+    };
+    int k = 0;
+    const auto phase = [&](auto pc) {
+      constexpr int P = decltype(pc)::value;
+      const int kend = P == 3 ? d - 2 : ((P + 1) * D / 4 < d - 2 ? (P + 1) * D / 4 : d - 2);
+      for (; k < kend; ++k) step(IntC<P * D / 4>{}, k);
+    };
+    phase(IntC<0>{});
+    phase(IntC<1>{});
+    phase(IntC<2>{});
+    phase(IntC<3>{});
+    // T's diagonal and last off-diagonal entry, and Q^T b, into scratch
+    for (int r = 0; r < R; ++r) {
+      const int i = t + r * team_size;
+      if (i >= d) continue;
+      dg[i] = column(w[r], i);
+      if (i == d - 1 && d >= 2) od[i - 1] = column(w[r], i - 1);
+      ys[i] = y[r];
+    }
+    team.team_barrier();
+    if (t == 0) {
+      const int bad = tridiagonal_lu_solve(d, dg, od, ys, ur, u1, u2);
+      info(m) = bad;
+      flag[0] = bad != 0 ? T(1) : T(0);
+    }
+    team.team_barrier();
+    // x = Q z = P_0 (P_1 (... P_{d-3} z)), z in y
+    for (int r = 0; r < R; ++r) {
+      const int i = t + r * team_size;
+      y[r] = i < d ? ys[i] : T(0);
+    }
+    for (int k = d - 3; k >= 0; --k) {
+      const T tk = tau[k];
+      if (tk == T(0)) continue;
+      T s = 0, vk[R];
+      for (int r = 0; r < R; ++r) {
+        vk[r] = t + r * team_size > k ? column(w[r], k) : T(0);
+        s += vk[r] * y[r];
+      }
+      team.team_reduce(Kokkos::Sum<T>(s));
+      const T g = s * tk;
+      for (int r = 0; r < R; ++r) y[r] -= g * vk[r];
+    }
+    const bool failed = flag[0] != T(0);
+    for (int r = 0; r < R; ++r) {
+      const int i = t + r * team_size;
+      if (i < d) x(m, i) = failed ? nan : y[r];
+    }
+  }
+};
+
 /// Threads per team of the fused solve_symmetric kernel on GPUs (H100,
 /// double, kband-bench --dense-d 32,64,128 --team-size T, time over
 /// cuBLAS getrf+getrsBatched in the same run: d = 32: 2.32 at 32 threads,
@@ -273,6 +487,52 @@ template <class Exec>
 int symmetric_solve_team_size(int d) {
   if (!is_device_exec<Exec>::value) return 1;
   return d >= 128 ? 256 : (d > 32 ? 128 : 32);
+}
+
+/// The largest d of solve_symmetric's Registers variant (a row of the matrix
+/// a GPU thread, D = 16, 32 or 64 values).
+constexpr int symmetric_registers_max_d = 64;
+
+/// Auto: Registers on GPUs for d <= symmetric_registers_max_d.
+template <class Exec>
+bool symmetric_registers_auto(int d) {
+  return is_device_exec<Exec>::value && d <= symmetric_registers_max_d;
+}
+
+/// Teams an SM must hold (launch bounds) of the Registers variant: the
+/// kernel is bound by latency, so residency pays up to where spills cost more
+/// (H100, double, 2^24 matrix elements, time over the Scratch kernel: D = 32
+/// at 16 / 20 / 24 teams 0.70 / 0.75 / 0.79, unbounded (174 registers) 1.32
+/// before the column loops started at J0; D = 16 at 24 / 32 teams 0.78 /
+/// 0.86; D = 64 at 4 / 6 / 8 teams 0.64 / 0.60 / 0.62).
+#ifndef KBAND_SYMREG_MIN_BLOCKS_16
+#define KBAND_SYMREG_MIN_BLOCKS_16 24
+#endif
+#ifndef KBAND_SYMREG_MIN_BLOCKS_32
+#define KBAND_SYMREG_MIN_BLOCKS_32 16
+#endif
+#ifndef KBAND_SYMREG_MIN_BLOCKS_64
+#define KBAND_SYMREG_MIN_BLOCKS_64 6
+#endif
+constexpr unsigned symmetric_registers_min_blocks(int D) {
+  return D <= 16 ? KBAND_SYMREG_MIN_BLOCKS_16 : (D <= 32 ? KBAND_SYMREG_MIN_BLOCKS_32 : KBAND_SYMREG_MIN_BLOCKS_64);
+}
+
+template <int D, class Exec, class VA, class VB, class VX, class Info>
+void launch_symmetric_registers(const char* fn, const Exec& exec, const VA& A, const VB& b, const VX& x,
+                                const Info& info) {
+  using T = typename VX::non_const_value_type;
+  constexpr int R = is_device_exec<Exec>::value ? 1 : D;
+  using K = SymmetricSolveRegisters<Exec, VA, VB, VX, Info, D, R>;
+  const int nmat = static_cast<int>(A.extent(0)), d = static_cast<int>(A.extent(1));
+  const K k{A, b, x, info, d, std::numeric_limits<T>::quiet_NaN()};
+  Team<Exec, Kokkos::LaunchBounds<K::team_size, symmetric_registers_min_blocks(D)>> policy(exec, nmat,
+                                                                                          K::team_size);
+  policy.set_scratch_size(0, Kokkos::PerTeam(K::scratch_bytes()));
+  const int tmax = policy.team_size_max(k, Kokkos::ParallelForTag());
+  require(K::team_size <= tmax, concat(fn, ": Variant::Registers needs teams of ", K::team_size,
+                                       " threads for d=", d, "; this backend offers ", tmax));
+  Kokkos::parallel_for(fn, policy, k);
 }
 
 /// Scratch level of a team kernel whose working copy of a d x d matrix takes
@@ -356,11 +616,17 @@ enum class SymmetricTSolve { Pivoted, PCR };
 /// x(m,:) = A(m)^-1 b(m,:) for dense symmetric A (nmat, d, d) via Householder
 /// tridiagonalisation. info(m) > 0 when the tridiagonal solve met a zero or
 /// non-finite pivot (A singular to working precision, or indefinite with PCR);
-/// x(m,:) is then NaN. Pivoted (the default) runs as one kernel
-/// (impl::SymmetricSolveKernel) and needs no workspace; PCR composes
-/// tridiagonalize, apply_q and pcr and allocates its workspace per call.
-/// opt.team_size: threads per team of the fused kernel on GPUs (0 = kband's
-/// choice).
+/// x(m,:) is then NaN. Pivoted (the default) runs as one kernel and needs no
+/// workspace; PCR composes tridiagonalize, apply_q and pcr and allocates its
+/// workspace per call. opt.variant picks the Pivoted kernel:
+///  * Registers (d <= 64): a team of D = 16, 32 or 64 threads (the first of
+///    these >= d) per matrix on GPUs, a matrix row a thread in registers
+///    (impl::SymmetricSolveRegisters; on hosts a one-thread team holds the
+///    matrix);
+///  * Scratch: the matrix in team scratch (impl::SymmetricSolveKernel), any d;
+///    opt.team_size sets its threads per team on GPUs (0 = kband's choice);
+///  * Auto (default): Registers on GPUs for d <= 64, else Scratch.
+/// Global and Recompute throw, and the PCR T solve takes Auto only.
 template <class Exec, class VA, class VB, class VX, class Info>
 void solve_symmetric(const Exec& exec, const VA& A, const VB& b, const VX& x, const Info& info,
                      SymmetricTSolve tsolve = SymmetricTSolve::Pivoted, const SolveOptions& opt = {}) {
@@ -380,7 +646,22 @@ void solve_symmetric(const Exec& exec, const VA& A, const VB& b, const VX& x, co
                              nmat, ", ", d, ")"));
   impl::check_info(fn, info, nmat);
   if (nmat == 0) return;
+  const Variant v = opt.variant;
   if (tsolve == SymmetricTSolve::Pivoted) {
+    impl::require(v == Variant::Auto || v == Variant::Scratch || v == Variant::Registers,
+                  impl::concat(fn, ": Variant::", variant_name(v),
+                               " is not offered (Auto, Scratch or Registers)"));
+    impl::require(v != Variant::Registers || d <= impl::symmetric_registers_max_d,
+                  impl::concat(fn, ": Variant::Registers serves d <= ", impl::symmetric_registers_max_d, ", not d=", d));
+    if (v == Variant::Registers || (v == Variant::Auto && impl::symmetric_registers_auto<Exec>(d))) {
+      if (d <= 16)
+        impl::launch_symmetric_registers<16>(fn, exec, A, b, x, info);
+      else if (d <= 32)
+        impl::launch_symmetric_registers<32>(fn, exec, A, b, x, info);
+      else
+        impl::launch_symmetric_registers<64>(fn, exec, A, b, x, info);
+      return;
+    }
     using K = impl::SymmetricSolveKernel<Exec, VA, VB, VX, Info>;
     const size_t bytes = K::scratch_bytes(d);
     const int level = impl::matrix_scratch_level<Exec>(fn, d, bytes);
@@ -391,6 +672,8 @@ void solve_symmetric(const Exec& exec, const VA& A, const VB& b, const VX& x, co
     Kokkos::parallel_for(fn, policy, K{A, b, x, info, d, level, std::numeric_limits<T>::quiet_NaN()});
     return;
   }
+  impl::require(v == Variant::Auto, impl::concat(fn, ": the PCR T solve takes Variant::Auto only, not Variant::",
+                                                 variant_name(v)));
   using V2 = Kokkos::View<T**, Kokkos::LayoutRight, Mem>;
   const auto noinit = [&](const char* l) { return Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, std::string(l)); };
   V2 diag(noinit("kband::sym::diag"), nmat, d), off(noinit("kband::sym::off"), nmat, d),

@@ -279,12 +279,13 @@ TYPED_TEST(HouseholderTest, Tridiagonalize) {
 // x = A^-1 b for SPD and symmetric indefinite matrices; A, b, x in layout Lay.
 template <class T, class Lay>
 void check_solve_symmetric(Kind kind, int d, int nmat,
-                           kband::SymmetricTSolve tsolve = kband::SymmetricTSolve::Pivoted) {
+                           kband::SymmetricTSolve tsolve = kband::SymmetricTSolve::Pivoted,
+                           kband::Variant variant = kband::Variant::Auto) {
   Exec exec;
   const bool pcr = tsolve == kband::SymmetricTSolve::PCR;
   const std::string what = std::string("solve_symmetric ") + (pcr ? "(pcr) " : "") + kind_name(kind) + " " +
-                           type_name(T()) + " " + layout_label(Lay()) + " d=" + std::to_string(d) +
-                           " nmat=" + std::to_string(nmat);
+                           type_name(T()) + " " + layout_label(Lay()) + " " + kband::variant_name(variant) +
+                           " d=" + std::to_string(d) + " nmat=" + std::to_string(nmat);
   const Mats<T> A = make_matrices<T>(kind, nmat, d);
   const auto Ad = upload_matrices<Lay>(A);
   Rng rng(mix_seed({sizeof(T), 7, static_cast<std::uint64_t>(kind), static_cast<std::uint64_t>(d),
@@ -301,7 +302,9 @@ void check_solve_symmetric(Kind kind, int d, int nmat,
   const auto x = rank2<Lay>("x", nmat, d, nan_value<T>());
   Kokkos::View<int*> info("info", nmat);
   poison_info(info);
-  kband::solve_symmetric(exec, Ad, b, x, info, tsolve);
+  kband::SolveOptions opt;
+  opt.variant = variant;
+  kband::solve_symmetric(exec, Ad, b, x, info, tsolve, opt);
   exec.fence();
   const auto hx = to_host(x);
   const std::vector<int> hi = download_info(info);
@@ -343,10 +346,32 @@ void check_solve_symmetric(Kind kind, int d, int nmat,
   ++stats().solves;
 }
 
+// The kernels of the pivoted route: Auto (Registers on GPUs for d <= 64),
+// Scratch (the working copy in team scratch), Registers (rows of the working
+// copy in registers; on hosts a one-thread team holds the matrix).
+const kband::Variant kSymVariants[] = {kband::Variant::Auto, kband::Variant::Scratch, kband::Variant::Registers};
+
+bool serves(kband::Variant v, int d) {
+  return v != kband::Variant::Registers || d <= kband::impl::symmetric_registers_max_d;
+}
+
 TYPED_TEST(HouseholderTest, SolveSymmetric) {
-  for (Kind kind : {Kind::SPD, Kind::Indefinite})
-    for (const auto& dn : house_sizes<TypeParam>())
-      check_solve_symmetric<TypeParam, Kokkos::LayoutRight>(kind, dn.first, dn.second);
+  for (kband::Variant v : kSymVariants)
+    for (Kind kind : {Kind::SPD, Kind::Indefinite})
+      for (const auto& dn : house_sizes<TypeParam>())
+        if (serves(v, dn.first))
+          check_solve_symmetric<TypeParam, Kokkos::LayoutRight>(kind, dn.first, dn.second,
+                                                                kband::SymmetricTSolve::Pivoted, v);
+}
+
+// Registers at d around its tile sizes (16, 32, 64) and its phases (column
+// loops from D/4, D/2, 3D/4): the identity padding, the last reflector, the
+// T entries of the last rows.
+TYPED_TEST(HouseholderTest, SolveSymmetricRegistersSizes) {
+  for (int d : {6, 7, 9, 15, 16, 18, 25, 31, 33, 47, 50, 63})
+    for (Kind kind : {Kind::SPD, Kind::Indefinite})
+      check_solve_symmetric<TypeParam, Kokkos::LayoutRight>(kind, d, 5, kband::SymmetricTSolve::Pivoted,
+                                                            kband::Variant::Registers);
 }
 
 // The PCR T solve (the composed pipeline: tridiagonalize, apply_q, pcr) on
@@ -362,7 +387,10 @@ TYPED_TEST(HouseholderTest, SolveSymmetricPCR) {
 TYPED_TEST(HouseholderTest, LayoutLeftViews) {
   for (int d : {1, 3, 17, 64}) {
     check_tridiagonalize<TypeParam, Kokkos::LayoutLeft>(d, 3);
-    for (Kind kind : {Kind::SPD, Kind::Indefinite}) check_solve_symmetric<TypeParam, Kokkos::LayoutLeft>(kind, d, 3);
+    for (kband::Variant v : kSymVariants)
+      for (Kind kind : {Kind::SPD, Kind::Indefinite})
+        if (serves(v, d))
+          check_solve_symmetric<TypeParam, Kokkos::LayoutLeft>(kind, d, 3, kband::SymmetricTSolve::Pivoted, v);
   }
 }
 
@@ -372,9 +400,12 @@ TYPED_TEST(HouseholderTest, LayoutLeftViews) {
 TYPED_TEST(HouseholderTest, SolveSymmetricSingular) {
   using T = TypeParam;
   Exec exec;
-  for (int d : {1, 2, 5, 17, 64}) {
+  for (kband::Variant v : kSymVariants)
+  for (int d : {1, 2, 5, 17, 32, 64}) {
+    if (!serves(v, d)) continue;
     const int nmat = 3, bad = 1;
-    const std::string what = std::string("solve_symmetric singular ") + type_name(T()) + " d=" + std::to_string(d);
+    const std::string what = std::string("solve_symmetric singular ") + type_name(T()) + " " +
+                             kband::variant_name(v) + " d=" + std::to_string(d);
     Mats<T> A = make_matrices<T>(Kind::SPD, nmat, d, /*salt=*/5);
     for (int i = 0; i < d; ++i) A.at(bad, i, d - 1) = A.at(bad, d - 1, i) = T(0);
     const auto Ad = upload_matrices<Kokkos::LayoutRight>(A);
@@ -391,7 +422,9 @@ TYPED_TEST(HouseholderTest, SolveSymmetricSingular) {
     const auto x = rank2<Kokkos::LayoutRight>("x", nmat, d, nan_value<T>());
     Kokkos::View<int*> info("info", nmat);
     poison_info(info);
-    kband::solve_symmetric(exec, Ad, b, x, info);
+    kband::SolveOptions opt;
+    opt.variant = v;
+    kband::solve_symmetric(exec, Ad, b, x, info, kband::SymmetricTSolve::Pivoted, opt);
     exec.fence();
     const auto hx = to_host(x);
     const std::vector<int> hi = download_info(info);
@@ -444,6 +477,21 @@ TEST(HouseholderErrors, ArgumentsAreChecked) {
   EXPECT_THROW(kband::solve_symmetric(exec, A, b, short2, info), kband::Error);
   EXPECT_THROW(kband::solve_symmetric(exec, A, b, few, info), kband::Error);
   EXPECT_THROW(kband::solve_symmetric(exec, A, b, x, info_long), kband::Error);
+  {  // variants: Registers up to d = 64; Global and Recompute are not offered; PCR takes Auto only
+    kband::SolveOptions opt;
+    const int big = kband::impl::symmetric_registers_max_d + 1;
+    const V3 Abig("Abig", nmat, big, big);
+    const V2 bbig("bbig", nmat, big), xbig("xbig", nmat, big);
+    opt.variant = kband::Variant::Registers;
+    EXPECT_THROW(kband::solve_symmetric(exec, Abig, bbig, xbig, info, kband::SymmetricTSolve::Pivoted, opt),
+                 kband::Error);
+    EXPECT_THROW(kband::solve_symmetric(exec, A, b, x, info, kband::SymmetricTSolve::PCR, opt), kband::Error);
+    for (kband::Variant v : {kband::Variant::Global, kband::Variant::Recompute}) {
+      opt.variant = v;
+      EXPECT_THROW(kband::solve_symmetric(exec, A, b, x, info, kband::SymmetricTSolve::Pivoted, opt),
+                   kband::Error);
+    }
+  }
   exec.fence();
   for (int v : download_info(info)) EXPECT_EQ(v, kInfoPoison) << "a refused solve_symmetric wrote info";
 }
