@@ -57,9 +57,14 @@ KOKKOS_INLINE_FUNCTION void householder_step(const Member& team, T* W, const int
   if (skip) return;
   // p = W22 u / H (thread i walks column k1+i: neighbouring words)
   Kokkos::parallel_for(Kokkos::TeamThreadRange(team, len), [&](const int i) {
-    T s = 0;
-    for (int j = k1; j < d; ++j) s += W[static_cast<size_t>(j) * d + k1 + i] * u[j];
-    p[k1 + i] = s * rH;
+    T s0 = 0, s1 = 0;  // two chains of FMAs
+    int j = k1;
+    for (; j + 1 < d; j += 2) {
+      s0 += W[static_cast<size_t>(j) * d + k1 + i] * u[j];
+      s1 += W[static_cast<size_t>(j + 1) * d + k1 + i] * u[j + 1];
+    }
+    if (j < d) s0 += W[static_cast<size_t>(j) * d + k1 + i] * u[j];
+    p[k1 + i] = (s0 + s1) * rH;
   });
   T uy = 0;
   if (y != nullptr)
@@ -78,11 +83,16 @@ KOKKOS_INLINE_FUNCTION void householder_step(const Member& team, T* W, const int
     row[k1 + i] = u[k1 + i];
   });
   team.team_barrier();
-  // W22 <- W22 - q u^T - u q^T
-  Kokkos::parallel_for(Kokkos::TeamThreadRange(team, len * len), [&](const int ij) {
-    const int i = k1 + ij / len, j = k1 + ij % len;
-    W[i * d + j] -= p[i] * u[j] + u[i] * p[j];
-  });
+  // W22 <- W22 - q u^T - u q^T: thread t takes column j = t % len of the
+  // rows r0 = t / len, r0 + ng, ... (ng = max(1, team size / len) row
+  // groups), so that a warp updates neighbouring words and no element needs
+  // a division of its own
+  const int ts = team.team_size(), ng = ts / len > 1 ? ts / len : 1;
+  for (int c = team.team_rank(); c < ng * len; c += ts) {
+    const int j = k1 + c % len, r0 = c / len;
+    const T uj = u[j], qj = p[j];
+    for (int i = k1 + r0; i < d; i += ng) W[i * d + j] -= p[i] * uj + u[i] * qj;
+  }
   team.team_barrier();
 }
 
@@ -478,15 +488,16 @@ struct SymmetricSolveRegisters {
   }
 };
 
-/// Threads per team of the fused solve_symmetric kernel on GPUs (H100,
+/// Threads per team of the Scratch solve_symmetric kernel on GPUs (H100,
 /// double, kband-bench --dense-d 32,64,128 --team-size T, time over
 /// cuBLAS getrf+getrsBatched in the same run: d = 32: 2.32 at 32 threads,
 /// 3.23 at 64, 5.42 at 128; d = 64: 2.97-2.98 at 64 and 128, 4.00 at 32;
-/// d = 128: 5.73 at 256, 9.07 at 128).
+/// with the column-wise rank-2 update, time over 256 threads for d = 128:
+/// 512 threads 0.76, 128 threads 1.15, 64 threads 1.52).
 template <class Exec>
 int symmetric_solve_team_size(int d) {
   if (!is_device_exec<Exec>::value) return 1;
-  return d >= 128 ? 256 : (d > 32 ? 128 : 32);
+  return d >= 128 ? 512 : (d > 32 ? 128 : 32);
 }
 
 /// The largest d of solve_symmetric's Registers variant (a row of the matrix

@@ -400,49 +400,50 @@ TYPED_TEST(HouseholderTest, LayoutLeftViews) {
 TYPED_TEST(HouseholderTest, SolveSymmetricSingular) {
   using T = TypeParam;
   Exec exec;
-  for (kband::Variant v : kSymVariants)
-  for (int d : {1, 2, 5, 17, 32, 64}) {
-    if (!serves(v, d)) continue;
-    const int nmat = 3, bad = 1;
-    const std::string what = std::string("solve_symmetric singular ") + type_name(T()) + " " +
-                             kband::variant_name(v) + " d=" + std::to_string(d);
-    Mats<T> A = make_matrices<T>(Kind::SPD, nmat, d, /*salt=*/5);
-    for (int i = 0; i < d; ++i) A.at(bad, i, d - 1) = A.at(bad, d - 1, i) = T(0);
-    const auto Ad = upload_matrices<Kokkos::LayoutRight>(A);
-    std::vector<T> bh(static_cast<size_t>(nmat) * d);
-    Rng rng(mix_seed({sizeof(T), 8, static_cast<std::uint64_t>(d)}));
-    for (auto& e : bh) e = static_cast<T>(rng.uniform(-1, 1));
-    const auto b = rank2<Kokkos::LayoutRight>("b", nmat, d, T(0));
-    {
-      auto h = Kokkos::create_mirror_view(b);
-      for (int m = 0; m < nmat; ++m)
-        for (int j = 0; j < d; ++j) h(m, j) = bh[static_cast<size_t>(m) * d + j];
-      Kokkos::deep_copy(b, h);
-    }
-    const auto x = rank2<Kokkos::LayoutRight>("x", nmat, d, nan_value<T>());
-    Kokkos::View<int*> info("info", nmat);
-    poison_info(info);
-    kband::SolveOptions opt;
-    opt.variant = v;
-    kband::solve_symmetric(exec, Ad, b, x, info, kband::SymmetricTSolve::Pivoted, opt);
-    exec.fence();
-    const auto hx = to_host(x);
-    const std::vector<int> hi = download_info(info);
-    for (int m = 0; m < nmat; ++m) {
-      std::vector<T> xm(d);
-      for (int j = 0; j < d; ++j) xm[j] = hx(m, j);
-      if (m == bad) {
-        EXPECT_GE(hi[m], 1) << what;
-        EXPECT_LE(hi[m], d) << what;
-        EXPECT_TRUE(all_nan(xm.data(), d)) << what << ": x of the singular matrix not NaN";
-        continue;
+  for (kband::Variant v : kSymVariants) {
+    for (int d : {1, 2, 5, 17, 32, 64}) {
+      if (!serves(v, d)) continue;
+      const int nmat = 3, bad = 1;
+      const std::string what = std::string("solve_symmetric singular ") + type_name(T()) + " " +
+                               kband::variant_name(v) + " d=" + std::to_string(d);
+      Mats<T> A = make_matrices<T>(Kind::SPD, nmat, d, /*salt=*/5);
+      for (int i = 0; i < d; ++i) A.at(bad, i, d - 1) = A.at(bad, d - 1, i) = T(0);
+      const auto Ad = upload_matrices<Kokkos::LayoutRight>(A);
+      std::vector<T> bh(static_cast<size_t>(nmat) * d);
+      Rng rng(mix_seed({sizeof(T), 8, static_cast<std::uint64_t>(d)}));
+      for (auto& e : bh) e = static_cast<T>(rng.uniform(-1, 1));
+      const auto b = rank2<Kokkos::LayoutRight>("b", nmat, d, T(0));
+      {
+        auto h = Kokkos::create_mirror_view(b);
+        for (int m = 0; m < nmat; ++m)
+          for (int j = 0; j < d; ++j) h(m, j) = bh[static_cast<size_t>(m) * d + j];
+        Kokkos::deep_copy(b, h);
       }
-      std::vector<R> M(static_cast<size_t>(d) * d);
-      for (int i = 0; i < d; ++i)
-        for (int j = 0; j < d; ++j) M[static_cast<size_t>(i) * d + j] = A.at(m, i, j);
-      const std::vector<R> xref = DenseLU(M, d).solve(bh.data() + static_cast<size_t>(m) * d);
-      EXPECT_EQ(hi[m], 0) << what << " m=" << m;
-      EXPECT_LE(relative_error_inf(d, xm.data(), xref.data()), house_bound<T>(d)) << what << " m=" << m;
+      const auto x = rank2<Kokkos::LayoutRight>("x", nmat, d, nan_value<T>());
+      Kokkos::View<int*> info("info", nmat);
+      poison_info(info);
+      kband::SolveOptions opt;
+      opt.variant = v;
+      kband::solve_symmetric(exec, Ad, b, x, info, kband::SymmetricTSolve::Pivoted, opt);
+      exec.fence();
+      const auto hx = to_host(x);
+      const std::vector<int> hi = download_info(info);
+      for (int m = 0; m < nmat; ++m) {
+        std::vector<T> xm(d);
+        for (int j = 0; j < d; ++j) xm[j] = hx(m, j);
+        if (m == bad) {
+          EXPECT_GE(hi[m], 1) << what;
+          EXPECT_LE(hi[m], d) << what;
+          EXPECT_TRUE(all_nan(xm.data(), d)) << what << ": x of the singular matrix not NaN";
+          continue;
+        }
+        std::vector<R> M(static_cast<size_t>(d) * d);
+        for (int i = 0; i < d; ++i)
+          for (int j = 0; j < d; ++j) M[static_cast<size_t>(i) * d + j] = A.at(m, i, j);
+        const std::vector<R> xref = DenseLU(M, d).solve(bh.data() + static_cast<size_t>(m) * d);
+        EXPECT_EQ(hi[m], 0) << what << " m=" << m;
+        EXPECT_LE(relative_error_inf(d, xm.data(), xref.data()), house_bound<T>(d)) << what << " m=" << m;
+      }
     }
   }
 }
