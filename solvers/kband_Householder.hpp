@@ -26,6 +26,26 @@
 namespace kband {
 namespace impl {
 
+/// The Householder reflector of x (x_0 its first entry, |x|^2 = nrm2):
+/// u = x - alpha e1 with alpha = -sign(x_0)|x|, so u_0 = x_0 - alpha;
+/// rH = 2 / |u|^2, or 0 with skip when x is already a multiple of e1.
+template <class T>
+struct Reflector {
+  T alpha, u0, rH;
+  bool skip;
+};
+template <class T>
+KOKKOS_INLINE_FUNCTION Reflector<T> reflector(const T x0, const T nrm2) {
+  Reflector<T> r;
+  const T nrm = sqrt_(nrm2);
+  r.alpha = x0 >= T(0) ? -nrm : nrm;
+  r.u0 = x0 - r.alpha;
+  const T H = (nrm2 - x0 * x0 + r.u0 * r.u0) / T(2);  // |u|^2 / 2
+  r.skip = !(H > T(0));
+  r.rH = r.skip ? T(0) : T(1) / H;
+  return r;
+}
+
 /// Householder step k on the symmetric working copy W (d x d, team scratch):
 /// x = W(k, k+1:) (row k; W is symmetric, and rows are conflict-free in
 /// shared memory), u = x - alpha e1, p = W22 u / H, q = p - K u, W22 <- W22 -
@@ -42,12 +62,9 @@ KOKKOS_INLINE_FUNCTION void householder_step(const Member& team, T* W, const int
   Kokkos::parallel_reduce(
       Kokkos::TeamThreadRange(team, len), [&](const int i, T& s) { s += row[k1 + i] * row[k1 + i]; }, nrm2);
   const T x0 = row[k1];
-  const T nrm = sqrt_(nrm2);
-  const T alpha = x0 >= T(0) ? -nrm : nrm;
-  const T u0 = x0 - alpha;
-  const T H = (nrm2 - x0 * x0 + u0 * u0) / T(2);  // |u|^2 / 2
-  const bool skip = !(H > T(0));
-  const T rH = skip ? T(0) : T(1) / H;
+  const Reflector<T> ref = reflector(x0, nrm2);
+  const T alpha = ref.alpha, u0 = ref.u0, rH = ref.rH;
+  const bool skip = ref.skip;
   t_kk = row[k];
   t_k1k = skip ? x0 : alpha;
   tau_k = rH;
@@ -390,12 +407,9 @@ struct SymmetricSolveRegisters {
       team.team_barrier();
       team.team_reduce(Kokkos::Sum<T>(s));
       const T x0 = xk[k + 1];
-      const T nrm = sqrt_(s);
-      const T alpha = x0 >= T(0) ? -nrm : nrm;
-      const T u0 = x0 - alpha;
-      const T H = (s - x0 * x0 + u0 * u0) / T(2);  // |u|^2 / 2
-      const bool skip = !(H > T(0));
-      const T rH = skip ? T(0) : T(1) / H;
+      const Reflector<T> ref = reflector(x0, s);
+      const T alpha = ref.alpha, u0 = ref.u0, rH = ref.rH;
+      const bool skip = ref.skip;
       if (t == 0) {
         od[k] = skip ? x0 : alpha;
         tau[k] = rH;
