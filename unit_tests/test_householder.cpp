@@ -346,7 +346,7 @@ void check_solve_symmetric(Kind kind, int d, int nmat,
   ++stats().solves;
 }
 
-// The kernels of the pivoted route: Auto (Registers on GPUs for d <= 64),
+// The kernels of the pivoted route: Auto (Registers on GPUs for most d <= 64),
 // Scratch (the working copy in team scratch), Registers (rows of the working
 // copy in registers; on hosts a one-thread team holds the matrix).
 const kband::Variant kSymVariants[] = {kband::Variant::Auto, kband::Variant::Scratch, kband::Variant::Registers};
