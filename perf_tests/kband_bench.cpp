@@ -40,6 +40,15 @@ const char* const kHostDefaultAlgos[] = {"thomas", "shared",   "periodic", "peri
 const char* const kAllLayouts[] = {"contiguous", "interleaved", "grouped"};
 const char* const kAllVariants[] = {"global", "scratch", "registers", "recompute", "auto"};
 
+/// The kband::Variant of a name in kAllVariants.
+kband::Variant variant_of(const std::string& v) {
+  return v == "global"      ? kband::Variant::Global
+         : v == "scratch"   ? kband::Variant::Scratch
+         : v == "registers" ? kband::Variant::Registers
+         : v == "recompute" ? kband::Variant::Recompute
+                            : kband::Variant::Auto;
+}
+
 struct Options {
   // Defaults sized for about a minute: one H100/H200 filled on a GPU; on a
   // host (2-core CI box, Serial) 2^21 points, still past the last-level cache
@@ -158,8 +167,9 @@ void print_help(const char* argv0) {
       "and n (target <= 1.25). solve: kband::solve_tridiagonal, the algorithm it\n"
       "chose in the note. householder: kband::solve_symmetric on nmat SPD d x d\n"
       "matrices per variant (registers: d <= 64, a matrix row a GPU thread;\n"
-      "scratch: the matrix in team scratch; auto), also composed from tridiagonalize/apply_q/pcr with preallocated\n"
-      "workspace (householder-prealloc); peers Kokkos Kernels LU+SolveLU (serial,\n"
+      "scratch: the matrix in team scratch; auto), also composed from\n"
+      "tridiagonalize/apply_q/pcr with preallocated workspace\n"
+      "(householder-prealloc); peers Kokkos Kernels LU+SolveLU (serial,\n"
       "team) and cuBLAS getrfBatched+getrsBatched on copies refreshed outside\n"
       "timing; points = nmat*d^2, elements per point 1 + 2/d; checked by the\n"
       "normwise backward error |Ax-b|/(|A||x|+|b|) of every matrix (1000 eps).\n"
@@ -665,11 +675,7 @@ class Bench {
     std::vector<std::pair<std::string, kband::Variant>> variants;
     for (const char* v : kAllVariants)
       if (o_.variants.count(v))
-        variants.emplace_back(v, std::string(v) == "global"      ? kband::Variant::Global
-                                 : std::string(v) == "scratch"   ? kband::Variant::Scratch
-                                 : std::string(v) == "registers" ? kband::Variant::Registers
-                                 : std::string(v) == "recompute" ? kband::Variant::Recompute
-                                                                 : kband::Variant::Auto);
+        variants.emplace_back(v, variant_of(v));
 
     // ---- non-periodic -------------------------------------------------------
     if (o_.has("thomas"))
@@ -1040,9 +1046,7 @@ class Bench {
       if (!o_.variants.count(v)) continue;
       kband::SolveOptions hopt;
       hopt.team_size = o_.team_size;
-      hopt.variant = std::string(v) == "registers" ? kband::Variant::Registers
-                     : std::string(v) == "scratch" ? kband::Variant::Scratch
-                                                   : kband::Variant::Auto;
+      hopt.variant = variant_of(v);
       dense_row("householder", v,
                 [&] { kband::solve_symmetric(exec_, A, bv, x, info, kband::SymmetricTSolve::Pivoted, hopt); }, none,
                 x, "solve_symmetric (one fused kernel, no workspace)", no_extra);
