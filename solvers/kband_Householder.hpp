@@ -675,7 +675,6 @@ void solve_symmetric(const Exec& exec, const VA& A, const VB& b, const VX& x, co
                 impl::concat(fn, ": argument 'x' has extents (", x.extent(0), ", ", x.extent(1), "), expected (",
                              nmat, ", ", d, ")"));
   impl::check_info(fn, info, nmat);
-  if (nmat == 0) return;
   const Variant v = opt.variant;
   if (tsolve == SymmetricTSolve::Pivoted) {
     impl::require(v == Variant::Auto || v == Variant::Scratch || v == Variant::Registers,
@@ -683,6 +682,12 @@ void solve_symmetric(const Exec& exec, const VA& A, const VB& b, const VX& x, co
                                " is not offered (Auto, Scratch or Registers)"));
     impl::require(v != Variant::Registers || d <= impl::symmetric_registers_max_d,
                   impl::concat(fn, ": Variant::Registers serves d <= ", impl::symmetric_registers_max_d, ", not d=", d));
+  } else {
+    impl::require(v == Variant::Auto, impl::concat(fn, ": the PCR T solve takes Variant::Auto only, not Variant::",
+                                                   variant_name(v)));
+  }
+  if (nmat == 0) return;
+  if (tsolve == SymmetricTSolve::Pivoted) {
     if (v == Variant::Registers || (v == Variant::Auto && impl::symmetric_registers_auto<Exec>(d))) {
       if (d <= 16)
         impl::launch_symmetric_registers<16>(fn, exec, A, b, x, info);
@@ -702,8 +707,6 @@ void solve_symmetric(const Exec& exec, const VA& A, const VB& b, const VX& x, co
     Kokkos::parallel_for(fn, policy, K{A, b, x, info, d, level, std::numeric_limits<T>::quiet_NaN()});
     return;
   }
-  impl::require(v == Variant::Auto, impl::concat(fn, ": the PCR T solve takes Variant::Auto only, not Variant::",
-                                                 variant_name(v)));
   using V2 = Kokkos::View<T**, Kokkos::LayoutRight, Mem>;
   const auto noinit = [&](const char* l) { return Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, std::string(l)); };
   V2 diag(noinit("kband::sym::diag"), nmat, d), off(noinit("kband::sym::off"), nmat, d),

@@ -491,6 +491,10 @@ TEST(HouseholderErrors, ArgumentsAreChecked) {
       opt.variant = v;
       EXPECT_THROW(kband::solve_symmetric(exec, A, b, x, info, kband::SymmetricTSolve::Pivoted, opt),
                    kband::Error);
+      // an empty batch is checked the same way
+      EXPECT_THROW(kband::solve_symmetric(exec, V3("A0", 0, d, d), V2("b0", 0, d), V2("x0", 0, d),
+                                          Kokkos::View<int*>("info0", 0), kband::SymmetricTSolve::Pivoted, opt),
+                   kband::Error);
     }
   }
   exec.fence();
