@@ -153,6 +153,106 @@ struct CDSRow {
   }
 };
 
+/// The main and upper diagonals of a CDS matrix whose offsets come in pairs
+/// +o / -o: data columns of the main diagonal (-1 if absent), of each +o
+/// (col) and of its -o (low).
+struct CDSUpper {
+  static constexpr int kMax = CDSOffsets::kMax / 2;
+  int nu = 0;
+  int main = -1;
+  int off[kMax] = {};
+  int col[kMax] = {};
+  int low[kMax] = {};
+  /// False when some offset has no partner of opposite sign, or there are
+  /// more than kMax pairs.
+  static bool of(const std::vector<int>& h, CDSUpper& u) {
+    u = CDSUpper{};
+    const int nd = static_cast<int>(h.size());
+    for (int d = 0; d < nd; ++d) {
+      if (h[d] == 0) {
+        u.main = d;
+        continue;
+      }
+      int partner = -1;
+      for (int e = 0; e < nd; ++e)
+        if (h[e] == -h[d]) partner = e;
+      if (partner < 0) return false;
+      if (h[d] < 0) continue;
+      if (u.nu == kMax) return false;
+      u.off[u.nu] = h[d];
+      u.col[u.nu] = d;
+      u.low[u.nu] = partner;
+      ++u.nu;
+    }
+    return true;
+  }
+};
+
+/// Row i of a symmetric CDS matrix from its main and upper diagonals only
+/// (BLAS symv's idea): A(i, i - o) = A(i - o, i) = data(i - o, d(+o)). The
+/// lower diagonals are never read, so a product moves nu + 1 of the matrix's
+/// columns; data(i - o, .) was read as row i - o's own entry a moment before
+/// and comes from cache.
+template <class DataView>
+struct CDSSymRow {
+  using value_type = typename DataView::non_const_value_type;
+  DataView data;
+  CDSUpper up;
+  int n;
+  template <class V>
+  KOKKOS_INLINE_FUNCTION value_type apply(const int i, const V& v, const int lo, const int hi) const {
+    value_type s = up.main >= 0 ? data(i, up.main) * v(i) : value_type(0);
+    for (int u = 0; u < up.nu; ++u) {
+      const int o = up.off[u], c = up.col[u];
+      if (i + o < hi) s += data(i, c) * v(i + o);
+      if (i - o >= lo) s += data(i - o, c) * v(i - o);
+    }
+    return s;
+  }
+  /// As CDSRow::apply_rows: q(i) = row i times v for i0 <= i < i1.
+  template <class V, class Q>
+  KOKKOS_INLINE_FUNCTION void apply_rows(const int i0, const int i1, const V& v, const Q& q, const int lo,
+                                         const int hi) const {
+    if (up.main >= 0)
+      for (int i = i0; i < i1; ++i) q(i) = data(i, up.main) * v(i);
+    else
+      for (int i = i0; i < i1; ++i) q(i) = 0;
+    for (int u = 0; u < up.nu; ++u) {
+      const int o = up.off[u], c = up.col[u];
+      const int e = hi - o < i1 ? hi - o : i1;
+      for (int i = i0; i < e; ++i) q(i) += data(i, c) * v(i + o);
+      const int b = lo + o > i0 ? lo + o : i0;
+      for (int i = b; i < i1; ++i) q(i) += data(i - o, c) * v(i - o);
+    }
+  }
+};
+
+/// Counts the entries with A(i, i - o) != A(i - o, i) (exact comparison; NaN
+/// counts).
+template <class DataView>
+struct CDSAsymmetry {
+  DataView data;
+  CDSUpper up;
+  KOKKOS_INLINE_FUNCTION void operator()(const int i, int& bad) const {
+    for (int u = 0; u < up.nu; ++u) {
+      const int o = up.off[u];
+      if (i >= o && !(data(i, up.low[u]) == data(i - o, up.col[u]))) ++bad;
+    }
+  }
+};
+
+/// True when A's offsets come in +-o pairs (at most CDSUpper::kMax) and its
+/// values are exactly symmetric; then `up` describes its upper half. Reads
+/// the matrix once and fences.
+template <class Exec, class T, class Mem>
+bool cds_symmetric(const Exec& exec, const CDSMatrix<T, Mem>& A, CDSUpper& up) {
+  if (!CDSUpper::of(A.host_offsets(), up)) return false;
+  int bad = 0;
+  Kokkos::parallel_reduce("kband::cds_symmetric", Range<Exec>(exec, 0, A.n()),
+                          CDSAsymmetry<typename CDSMatrix<T, Mem>::data_view>{A.data(), up}, bad);
+  return bad == 0;
+}
+
 template <class T, class Mem>
 using CDSRowOf = CDSRow<true, typename CDSMatrix<T, Mem>::data_view, typename CDSMatrix<T, Mem>::offsets_view>;
 template <class T, class Mem>

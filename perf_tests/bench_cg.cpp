@@ -14,9 +14,12 @@
 // failed verification.
 //
 // Minimum data per iteration (elements of T per unknown, the "floor"):
-//   CDS, plain CG: ndiag (matrix) + 9 (x r/w, r read twice + written, p r/w, q w/r)
-//   CDS, line preconditioner: ndiag + 10 (K1 reads z instead of r; the line kernel
+//   CDS, plain CG: m (matrix) + 9 (x r/w, r read twice + written, p r/w, q w/r)
+//   CDS, line preconditioner: m + 10 (K1 reads z instead of r; the line kernel
 //   reads r and q, writes r and z)
+//   m = the diagonals the solver reads: the main and upper ones of a
+//   symmetric matrix (CGSolver::upper_only(); 2D Poisson 3, 1D Laplacian 2),
+//   else ndiag
 //   dense: (n + 1) / 2 (the matrix row's share of the upper triangle: A is
 //   symmetric, and kband reads that half) + 9.
 #include "bench_stream.hpp"
@@ -197,6 +200,20 @@ double true_residual(const Matrix& A, const Vec<T>& b, const Vec<T>& x, bool& fi
   return std::sqrt(s.rr / s.bb);
 }
 
+/// Matrix elements a CG iteration reads per row: the main and upper
+/// diagonals of a CDS matrix the solver reads from its upper half, else all
+/// of them; half a dense row (the upper triangle).
+template <class T, class Mem>
+double matrix_elems_read(const kband::CDSMatrix<T, Mem>& A, bool upper_only) {
+  int m = 0;
+  for (int o : A.host_offsets()) m += (!upper_only || o >= 0) ? 1 : 0;
+  return m;
+}
+template <class VA>
+double matrix_elems_read(const VA& A, bool) {
+  return (static_cast<double>(A.extent(0)) + 1) / 2;
+}
+
 #if defined(KBAND_BENCH_HAVE_KOKKOSKERNELS)
 /// The Kokkos Kernels reference CG (textbook, one dot per reduction, host
 /// scalars): `steps` iterations from x = 0; returns ||r|| / ||r0|| at the end.
@@ -274,14 +291,16 @@ int run(const Options& o) {
 
   auto wanted = [&](const char* m) { return o.matrices.find(m) != std::string::npos; };
 
-  // One CDS or dense problem: kband CG (given preconditioner), then the reference.
+  // One CDS or dense problem: kband CG (given preconditioner), then the
+  // reference. vec_elems: the vector elements an iteration moves per row.
   auto bench = [&](const std::string& mname, long long n, const auto& A, kband::CGPreconditioner prec,
-                   double elems_per_row, int cap, auto&& make_crs) {
+                   double vec_elems, int cap, auto&& make_crs) {
     const int ni = static_cast<int>(n);
     Vec<T> b("kband_bench::cg::b", ni), x("kband_bench::cg::x", ni);
     Kokkos::deep_copy(b, T(1));
     using Matrix = std::decay_t<decltype(A)>;
     kband::CGSolver<Exec, Matrix> solver(exec, A, prec);
+    const double elems_per_row = matrix_elems_read(A, solver.upper_only()) + vec_elems;
     kband::CGOptions opt;
     opt.tol = tol;
     opt.check_every = o.check_every;
@@ -329,7 +348,8 @@ int run(const Options& o) {
     const double us_iter = st.med / its * 1e6;
     const double floor = elems_per_row * static_cast<double>(n) * sizeof(T) / (copy.gbs * 1e9) * 1e6;
     std::ostringstream note;
-    note << "iters=" << res.iterations << " (" << res.message() << "), us/iter=" << fmt("%.3f", us_iter)
+    note << "iters=" << res.iterations << " (" << res.message() << "), matrix elems/row=" << (elems_per_row - vec_elems)
+         << (solver.upper_only() ? " (upper half)" : "") << ", us/iter=" << fmt("%.3f", us_iter)
          << ", floor_us=" << fmt("%.3f", floor) << ", true_res=" << fmt("%.1e", tres);
     if (sp != seed.end()) note << ", seed_a100_s=" << sp->second.t << ", seed_iters=" << sp->second.iters;
     if (capped) note << ", capped at " << cap << " iterations";
@@ -396,7 +416,7 @@ int run(const Options& o) {
       const auto A = kband::make_laplacian_1d<T>(exec, static_cast<int>(n));
       const int lg = log2_exact(n);
       const int cap = (lg < 0 || lg > o.laplace_full_log2) ? o.cap : 0;
-      const double t = bench("laplace1d", n, A, kband::CGPreconditioner::None, A.ndiag() + 9.0, cap, [&] {
+      const double t = bench("laplace1d", n, A, kband::CGPreconditioner::None, 9.0, cap, [&] {
 #if defined(KBAND_BENCH_HAVE_KOKKOSKERNELS)
         return kband::cds_to_crs(exec, A);
 #endif
@@ -418,16 +438,16 @@ int run(const Options& o) {
       };
       const int lg = log2_exact(n);
       solve_time["poisson2d/" + std::to_string(lg)] =
-          bench("poisson2d", n, A, kband::CGPreconditioner::None, A.ndiag() + 9.0, 0, crs);
+          bench("poisson2d", n, A, kband::CGPreconditioner::None, 9.0, 0, crs);
       solve_time["poisson2d-line/" + std::to_string(lg)] =
-          bench("poisson2d", n, A, kband::CGPreconditioner::Line, A.ndiag() + 10.0, 0, crs);
+          bench("poisson2d", n, A, kband::CGPreconditioner::Line, 10.0, 0, crs);
     }
   if (wanted("dense"))
     for (long long n : sizes(o.max_dense_log2)) {
       const auto A = kband::make_random_spd<T>(exec, static_cast<int>(n), 2025);
       const int lg = log2_exact(n);
       solve_time["dense/" + std::to_string(lg)] =
-          bench("dense", n, A, kband::CGPreconditioner::None, (static_cast<double>(n) + 1) / 2 + 9.0, 0, [&] {
+          bench("dense", n, A, kband::CGPreconditioner::None, 9.0, 0, [&] {
 #if defined(KBAND_BENCH_HAVE_KOKKOSKERNELS)
             return kband::cds_to_crs(exec, kband::cds_from_dense(exec, A, 0.0));
 #endif

@@ -217,6 +217,71 @@ TEST(CGAccuracy, RowBlocksAndFarDiagonals) {
   }
 }
 
+/// A CDS matrix is multiplied from its upper half only when its offsets pair
+/// up and its values are exactly symmetric. Three matrices of the same
+/// 2D Poisson couplings (9 x 7 grid), each checked by the true residual of
+/// its own entries in long double:
+///  - as built: upper half;
+///  - one entry below the diagonal changed by 1e-6 (non-symmetric): whole
+///    matrix (from the upper half, CG would solve the symmetric matrix
+///    instead, and the true residual would be about 1e-7);
+///  - an extra diagonal (offset -2, zero) without a partner: whole matrix.
+/// Repeated solves with the upper half repeat bit for bit.
+TEST(CGAccuracy, UpperHalfOnlyForSymmetricValues) {
+  const int nx = 9, ny = 7, n = nx * ny;
+  const auto P = kband::make_poisson_2d<double>(Exec(), nx, ny);
+  auto pd = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), P.data());
+  Rng rng(mix_seed({83}));
+  const std::vector<double> b = random_vector<double>(n, rng);
+  auto check = [&](const kband::CDSMatrix<double>& A, bool upper, const std::string& what) {
+    auto hd = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), A.data());
+    const std::vector<int> off = A.host_offsets();
+    for (auto p : {CGPreconditioner::None, CGPreconditioner::Jacobi, CGPreconditioner::Line}) {
+      auto s = kband::make_cg_solver(Exec(), A, p);
+      EXPECT_EQ(s.upper_only(), upper) << what;
+      const auto xh = solve_from_zero(s, b, what);
+      const double res = true_relative_residual(b, [&](const int i) {
+        long double ax = 0;
+        for (size_t d = 0; d < off.size(); ++d) {
+          const int j = i + off[d];
+          if (j >= 0 && j < n) ax += static_cast<long double>(hd(i, d)) * xh[j];
+        }
+        return ax;
+      });
+      EXPECT_LT(res, 1e-10) << what << " " << kband::cg_preconditioner_name(p);
+      if (upper) {
+        const auto again = solve_from_zero(s, b, what);
+        int differ = 0;
+        for (int i = 0; i < n; ++i) differ += again[i] == xh[i] ? 0 : 1;
+        EXPECT_EQ(differ, 0) << what << ": a repeated solve differs";
+      }
+    }
+  };
+  check(P, true, "symmetric");
+
+  kband::CDSMatrix<double> N("asymmetric", n, P.host_offsets());
+  auto nd = Kokkos::create_mirror_view(N.data());
+  Kokkos::deep_copy(nd, pd);
+  const int dlow = P.diagonal_index(-1);
+  ASSERT_GE(dlow, 0);
+  nd(20, dlow) *= 1 + 1e-6;  // A(20, 19) != A(19, 20)
+  Kokkos::deep_copy(N.data(), nd);
+  check(N, false, "one entry off by 1e-6");
+
+  std::vector<int> off = P.host_offsets();
+  off.insert(off.begin() + 1, -2);  // {-nx, -2, -1, 0, 1, nx}
+  kband::CDSMatrix<double> E("unpaired", n, off);
+  auto ed = Kokkos::create_mirror_view(E.data());
+  for (int i = 0; i < n; ++i)
+    for (int d = 0, e = 0; d < static_cast<int>(off.size()); ++d) ed(i, d) = off[d] == -2 ? 0.0 : pd(i, e++);
+  Kokkos::deep_copy(E.data(), ed);
+  check(E, false, "unpaired offset -2");
+
+  // dense matrices: always the upper triangle
+  auto D = kband::make_cg_solver(Exec(), DenseHost::poisson_2d(3, 3).to_device<double>());
+  EXPECT_TRUE(D.upper_only());
+}
+
 TEST(CGIterations, Laplacian1DSeedCounts) {
   // seed 003 Table 4: n / 2 iterations for n = 2^k, b = ones, tol 1e-8
   for (int k = 4; k <= 11; ++k) {

@@ -1240,11 +1240,21 @@ struct LocalOperator {
   }
 };
 
-/// Single-rank CDS operator: fused K1.
+/// Single-rank CDS operator: fused K1. A matrix found exactly symmetric at
+/// construction (offsets in +-o pairs, A(i, i - o) == A(i - o, i)) is
+/// multiplied from its main and upper diagonals only (CDSSymRow), as the
+/// dense operator reads the upper triangle only.
 template <class Exec, class T, class Mem>
 struct CDSOperator : LocalOperator<Exec, T, Mem, CDSMatrix<T, Mem>> {
   using Base = LocalOperator<Exec, T, Mem, CDSMatrix<T, Mem>>;
-  explicit CDSOperator(const CDSMatrix<T, Mem>& M) : Base{M, M.n()} {}
+  using SymRow = CDSSymRow<typename CDSMatrix<T, Mem>::data_view>;
+  CDSUpper up;
+  bool sym = false;
+  CDSOperator(const Exec& exec, const CDSMatrix<T, Mem>& M) : Base{M, M.n()} { sym = cds_symmetric(exec, M, up); }
+  /// True when K1 reads only the main and upper diagonals.
+  bool upper_only() const { return sym; }
+  /// Diagonals K1 reads per row.
+  int diagonals_read() const { return sym ? up.nu + (up.main >= 0 ? 1 : 0) : this->A.ndiag(); }
   void diagonal(const Exec& exec, const Kokkos::View<T*, Mem>& out) const {
     const auto& A = this->A;
     Kokkos::parallel_for("kband::cg::diagonal", impl::Range<Exec>(exec, 0, A.n()),
@@ -1254,7 +1264,10 @@ struct CDSOperator : LocalOperator<Exec, T, Mem, CDSMatrix<T, Mem>> {
   void step(const Exec& exec, const Step& s, const Kokkos::View<T*, Mem>& q, const Slot& pap) const {
     constexpr int P = Step::prec;
     const auto& A = this->A;
-    if (CDSOffsets::fits(A.ndiag()))
+    if (sym)
+      Kokkos::parallel_reduce("kband::cg::apply", CGPolicy<Exec>(exec, 0, s.st.chunks()),
+                              CGFusedApply<SymRow, T, Mem, P, !is_device_exec<Exec>::value>{s, SymRow{A.data(), up, A.n()}, q}, pap);
+    else if (CDSOffsets::fits(A.ndiag()))
       Kokkos::parallel_reduce("kband::cg::apply", CGPolicy<Exec>(exec, 0, s.st.chunks()),
                               CGFusedApply<CDSRowOf<T, Mem>, T, Mem, P, !is_device_exec<Exec>::value>{s, cds_row(A), q}, pap);
     else
@@ -1276,7 +1289,9 @@ struct DenseOperator : LocalOperator<Exec, T, Mem, VA> {
   static constexpr int kThreads = is_device_exec<Exec>::value ? 8 : 1;
   Kokkos::View<T**, Kokkos::LayoutRight, Mem> part;  // (tiles per side, n)
 
-  explicit DenseOperator(const VA& M) : Base{M, static_cast<int>(M.extent(0))} {
+  /// K1 reads the upper triangle only.
+  bool upper_only() const { return true; }
+  DenseOperator(const Exec&, const VA& M) : Base{M, static_cast<int>(M.extent(0))} {
     const int n = this->rows;
     part = Kokkos::View<T**, Kokkos::LayoutRight, Mem>(
         Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("kband::cg::dense_part")), (n + kTile - 1) / kTile, n);
