@@ -232,6 +232,7 @@ struct ThomasSharedRegisters : RegisterBase<Exec, T, M> {
   using Sum = AffineSum<T, Periodic, false>;
   static constexpr size_t kEntry = scan_entry<T, Sum>();
   static constexpr int kSystemsPerTeam = 16;  // kband's choice of P (H200: 16-32 best for n = 32 .. 512)
+  static constexpr int kMinTeamStrided = 64;  // threads at least, interleaved and grouped batches
   static constexpr bool kAutoContiguous = false;  // H200: slower than Scratch on contiguous batches
   KOKKOS_INLINE_FUNCTION static size_t scratch_per_thread() { return 4 * kEntry; }
 
@@ -355,6 +356,12 @@ struct ThomasPerSystemRegisters : RegisterBase<Exec, batch_value_t<BX>, M> {
 
   using Sum = AffineSum<T, false, true>;
   static constexpr int kSystemsPerTeam = 8;  // kband's choice of P (H200: 8 best for n = 64 .. 512)
+  // Interleaved and grouped batches: at least 256 threads, so 16-32 systems
+  // a team for n <= 128 (H100, double, t/copy at n = 64 / 128: interleaved
+  // 3.09 / 3.13 with 64 / 128 threads against 2.31 / 2.43 with 256; grouped
+  // 2.69 / 2.70 against 2.14 / 2.22; n = 32 and 256 within 3 %, contiguous
+  // batches 1.2x slower, so they keep 64)
+  static constexpr int kMinTeamStrided = 256;
   static constexpr bool kAutoContiguous = true;  // H200: about 2x faster than Scratch there
   static constexpr size_t kEntry = scan_entry<T, MoebiusSum<T>>() > scan_entry<T, Sum>() ? scan_entry<T, MoebiusSum<T>>()
                                                                                          : scan_entry<T, Sum>();
@@ -468,7 +475,7 @@ constexpr int kRegisterRowsPerSystem = 8;
 
 /// Chooses P (systems per team) for K chunks of M rows: P * K about `team`
 /// threads (at least K; 0: the kernel's kSystemsPerTeam systems, at least 64
-/// threads), at most `cap` (the kernel's registers, scratch); contiguous
+/// threads, kMinTeamStrided on interleaved and grouped batches), at most `cap` (the kernel's registers, scratch); contiguous
 /// batches put a system's chunks side by side in a warp.
 template <class Exec, class Functor>
 RegisterGeometry register_geometry(const Exec& exec, int nsys, int n, int M, bool contiguous,
@@ -492,7 +499,10 @@ RegisterGeometry register_geometry(const Exec& exec, int nsys, int n, int M, boo
                    " rows each) but the backend offers ", cap);
     return g;
   }
-  if (team <= 0) team = Functor::kSystemsPerTeam * g.K > 64 ? Functor::kSystemsPerTeam * g.K : 64;
+  if (team <= 0) {
+    const int least = contiguous ? 64 : Functor::kMinTeamStrided;
+    team = Functor::kSystemsPerTeam * g.K > least ? Functor::kSystemsPerTeam * g.K : least;
+  }
   int P = 1;
   while (P < 32 && 2 * P * g.K <= team && 2 * P * g.K <= cap && P < nsys) P *= 2;
   g.P = P;
