@@ -321,6 +321,16 @@ struct DenseTiles {
 #ifndef KBAND_CG_DENSE_ROWS
 #define KBAND_CG_DENSE_ROWS 2
 #endif
+/// Tile side of the dense product, and its threads per team on GPUs (each a
+/// warp of vector lanes). H100, n = 1024 / 4096, us per iteration: 128 and
+/// 8 (kept) 25.3 / 53.6; 64 and 4, 8, 16: 26.1 / 74.7, 22.7 / 88.0,
+/// 22.6 / 112.8; 128 and 16 needs more than 48 KB of team scratch.
+#ifndef KBAND_CG_DENSE_TILE
+#define KBAND_CG_DENSE_TILE 128
+#endif
+#ifndef KBAND_CG_DENSE_THREADS
+#define KBAND_CG_DENSE_THREADS 8
+#endif
 template <class Exec, class VA, class T, class Mem, int Prec, int Lanes, int TB>
 struct CGDenseSymApply {
   CGStep<T, Mem, Prec> s;
@@ -1284,9 +1294,9 @@ struct DenseOperator : LocalOperator<Exec, T, Mem, VA> {
   using Base = LocalOperator<Exec, T, Mem, VA>;
   // tile side; lanes per thread (GPUs: a warp, 4 columns each; CPUs: one
   // thread, the tile's columns in a vectorised loop)
-  static constexpr int kTile = 128;
+  static constexpr int kTile = KBAND_CG_DENSE_TILE;
   static constexpr int kLanes = is_device_exec<Exec>::value ? 32 : 1;
-  static constexpr int kThreads = is_device_exec<Exec>::value ? 8 : 1;
+  static constexpr int kThreads = is_device_exec<Exec>::value ? KBAND_CG_DENSE_THREADS : 1;
   Kokkos::View<T**, Kokkos::LayoutRight, Mem> part;  // (tiles per side, n)
 
   /// K1 reads the upper triangle only.
@@ -1309,7 +1319,9 @@ struct DenseOperator : LocalOperator<Exec, T, Mem, VA> {
     // 2 rows per step fit in 64 registers (4 teams of 256 threads per
     // multiprocessor); 4 rows need 80 (3 teams; at 64 they spill) and were
     // slower (H200, n = 4096: 65.2 against 46.0 us per iteration)
-    impl::Team<Exec, Kokkos::LaunchBounds<256, (K::RU >= 4 ? 3 : 4)>> policy(exec, tiles.count(), kThreads, kLanes);
+    constexpr int kTeam = kThreads * kLanes;
+    impl::Team<Exec, Kokkos::LaunchBounds<kTeam, (K::RU >= 4 ? 768 : 1024) / kTeam>> policy(exec, tiles.count(), kThreads,
+                                                                                        kLanes);
     Kokkos::parallel_reduce("kband::cg::apply(dense)",
                             policy.set_scratch_size(0, Kokkos::PerTeam(K::scratch_bytes(kThreads))),
                             K{s, this->A, part, tiles}, pap);
