@@ -142,6 +142,21 @@ double true_relative_residual(const std::vector<double>& b, const RowTimesX& row
   return std::sqrt(static_cast<double>(rr / bb));
 }
 
+/// ||b - A x|| / ||b|| in long double from the CDS matrix's own entries.
+double cds_true_residual(const kband::CDSMatrix<double>& A, const std::vector<double>& b, const std::vector<double>& x) {
+  auto hd = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), A.data());
+  const std::vector<int> off = A.host_offsets();
+  const int n = A.n();
+  return true_relative_residual(b, [&](const int i) {
+    long double ax = 0;
+    for (size_t d = 0; d < off.size(); ++d) {
+      const int j = i + off[d];
+      if (j >= 0 && j < n) ax += static_cast<long double>(hd(i, d)) * x[j];
+    }
+    return ax;
+  });
+}
+
 /// The dense product reads the upper triangle in 128 x 128 tiles: sizes
 /// one short of, at and past a tile, several tiles with a partial last one
 /// (1537: 13 tiles a side, the last of one row),
@@ -195,8 +210,6 @@ TEST(CGAccuracy, RowBlocksAndFarDiagonals) {
   for (auto g : std::vector<std::pair<int, int>>{{700, 3}, {3, 700}}) {
     auto A = kband::make_poisson_2d<double>(Exec(), g.first, g.second);
     const int n = A.n();
-    auto hd = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), A.data());
-    const std::vector<int> off = A.host_offsets();
     Rng rng(mix_seed({82, static_cast<std::uint64_t>(g.first)}));
     const std::vector<double> b = random_vector<double>(n, rng);
     for (auto p : {CGPreconditioner::None, CGPreconditioner::Jacobi, CGPreconditioner::Line}) {
@@ -204,15 +217,7 @@ TEST(CGAccuracy, RowBlocksAndFarDiagonals) {
       const std::string what = std::to_string(g.first) + " x " + std::to_string(g.second) + " " +
                                kband::cg_preconditioner_name(p);
       const auto xh = solve_from_zero(s, b, what);
-      const double res = true_relative_residual(b, [&](const int i) {
-        long double ax = 0;
-        for (size_t d = 0; d < off.size(); ++d) {
-          const int j = i + off[d];
-          if (j >= 0 && j < n) ax += static_cast<long double>(hd(i, d)) * xh[j];
-        }
-        return ax;
-      });
-      EXPECT_LT(res, 1e-10) << what;
+      EXPECT_LT(cds_true_residual(A, b, xh), 1e-10) << what;
     }
   }
 }
@@ -234,21 +239,11 @@ TEST(CGAccuracy, UpperHalfOnlyForSymmetricValues) {
   Rng rng(mix_seed({83}));
   const std::vector<double> b = random_vector<double>(n, rng);
   auto check = [&](const kband::CDSMatrix<double>& A, bool upper, const std::string& what) {
-    auto hd = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), A.data());
-    const std::vector<int> off = A.host_offsets();
     for (auto p : {CGPreconditioner::None, CGPreconditioner::Jacobi, CGPreconditioner::Line}) {
       auto s = kband::make_cg_solver(Exec(), A, p);
       EXPECT_EQ(s.upper_only(), upper) << what;
       const auto xh = solve_from_zero(s, b, what);
-      const double res = true_relative_residual(b, [&](const int i) {
-        long double ax = 0;
-        for (size_t d = 0; d < off.size(); ++d) {
-          const int j = i + off[d];
-          if (j >= 0 && j < n) ax += static_cast<long double>(hd(i, d)) * xh[j];
-        }
-        return ax;
-      });
-      EXPECT_LT(res, 1e-10) << what << " " << kband::cg_preconditioner_name(p);
+      EXPECT_LT(cds_true_residual(A, b, xh), 1e-10) << what << " " << kband::cg_preconditioner_name(p);
       if (upper) {
         const auto again = solve_from_zero(s, b, what);
         int differ = 0;
