@@ -1263,8 +1263,6 @@ struct CDSOperator : LocalOperator<Exec, T, Mem, CDSMatrix<T, Mem>> {
   CDSOperator(const Exec& exec, const CDSMatrix<T, Mem>& M) : Base{M, M.n()} { sym = cds_symmetric(exec, M, up); }
   /// True when K1 reads only the main and upper diagonals.
   bool upper_only() const { return sym; }
-  /// Diagonals K1 reads per row.
-  int diagonals_read() const { return sym ? up.nu + (up.main >= 0 ? 1 : 0) : this->A.ndiag(); }
   void diagonal(const Exec& exec, const Kokkos::View<T*, Mem>& out) const {
     const auto& A = this->A;
     Kokkos::parallel_for("kband::cg::diagonal", impl::Range<Exec>(exec, 0, A.n()),

@@ -474,9 +474,10 @@ constexpr int kRegisterRowsShared = 16;
 constexpr int kRegisterRowsPerSystem = 8;
 
 /// Chooses P (systems per team) for K chunks of M rows: P * K about `team`
-/// threads (at least K; 0: the kernel's kSystemsPerTeam systems, at least 64
-/// threads, kMinTeamStrided on interleaved and grouped batches), at most `cap` (the kernel's registers, scratch); contiguous
-/// batches put a system's chunks side by side in a warp.
+/// threads (at least K; 0: the kernel's kSystemsPerTeam systems, and at
+/// least 64 threads on contiguous batches, kMinTeamStrided on interleaved
+/// and grouped ones), at most `cap` (the kernel's registers, scratch);
+/// contiguous batches put a system's chunks side by side in a warp.
 template <class Exec, class Functor>
 RegisterGeometry register_geometry(const Exec& exec, int nsys, int n, int M, bool contiguous,
                                    size_t scratch_per_thread, int team, int blocks, Functor& f) {
