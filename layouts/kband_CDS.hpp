@@ -192,20 +192,29 @@ struct CDSUpper {
 /// (BLAS symv's idea): A(i, i - o) = A(i - o, i) = data(i - o, d(+o)). The
 /// lower diagonals are never read, so a product moves nu + 1 of the matrix's
 /// columns; data(i - o, .) was read as row i - o's own entry a moment before
-/// and comes from cache.
-template <class DataView>
+/// and comes from cache. Halo (a row block of a distributed matrix, lo < 0):
+/// rows -h .. -1 (the previous block's last rows) come from `lower`, row j
+/// at lower(h + j, .).
+template <class DataView, bool Halo = false>
 struct CDSSymRow {
   using value_type = typename DataView::non_const_value_type;
   DataView data;
   CDSUpper up;
   int n;
+  DataView lower = {};
+  int h = 0;
+  /// Entry (j, c) of the stored columns, j >= -h.
+  KOKKOS_INLINE_FUNCTION value_type at(const int j, const int c) const {
+    if constexpr (Halo) return j >= 0 ? data(j, c) : lower(h + j, c);
+    return data(j, c);
+  }
   template <class V>
   KOKKOS_INLINE_FUNCTION value_type apply(const int i, const V& v, const int lo, const int hi) const {
     value_type s = up.main >= 0 ? data(i, up.main) * v(i) : value_type(0);
     for (int u = 0; u < up.nu; ++u) {
       const int o = up.off[u], c = up.col[u];
       if (i + o < hi) s += data(i, c) * v(i + o);
-      if (i - o >= lo) s += data(i - o, c) * v(i - o);
+      if (i - o >= lo) s += at(i - o, c) * v(i - o);
     }
     return s;
   }
@@ -221,8 +230,9 @@ struct CDSSymRow {
       const int o = up.off[u], c = up.col[u];
       const int e = hi - o < i1 ? hi - o : i1;
       for (int i = i0; i < e; ++i) q(i) += data(i, c) * v(i + o);
-      const int b = lo + o > i0 ? lo + o : i0;
-      for (int i = b; i < i1; ++i) q(i) += data(i - o, c) * v(i - o);
+      int i = lo + o > i0 ? lo + o : i0;
+      for (; Halo && i < i1 && i < o; ++i) q(i) += at(i - o, c) * v(i - o);
+      for (; i < i1; ++i) q(i) += data(i - o, c) * v(i - o);
     }
   }
 };

@@ -14,6 +14,9 @@
 // (iteration counts equal in the tests on 1..4 ranks). Preconditioners: None
 // and Jacobi (the line preconditioner is not distributed). Every rank needs
 // at least w rows; argument errors throw the same kband::Error on every rank.
+// An exactly symmetric matrix (as kband::cg decides it) is multiplied from
+// its main and upper diagonals only: distribute() keeps the previous block's
+// last w rows of those beside the block, once, for the rows near its start.
 #pragma once
 
 #include "kband_MPI.hpp"
@@ -45,6 +48,11 @@ struct DistCDSMatrix {
   std::vector<int> host_offsets;
   Kokkos::View<int*, Mem> offsets;
   data_view data;
+  /// Symmetric matrices: the upper half's columns, and rows first - halo ..
+  /// first - 1 of the global matrix (zero above row 0), extent (halo, ndiag).
+  bool symmetric = false;
+  kband::impl::CDSUpper up;
+  data_view lower;
 };
 
 namespace impl {
@@ -97,6 +105,7 @@ struct CopyIn {
 template <class Exec, class T, class Mem>
 struct DistCDSOperator {
   using Row = kband::impl::CDSRow<false, typename DistCDSMatrix<T, Mem>::data_view, Kokkos::View<int*, Mem>>;
+  using SymRow = kband::impl::CDSSymRow<typename DistCDSMatrix<T, Mem>::data_view, true>;
   DistCDSMatrix<T, Mem> A;
   int prev = MPI_PROC_NULL, next = MPI_PROC_NULL;
   std::shared_ptr<std::vector<T>> buf;  // 4 h: send lo, send hi, recv lo, recv hi
@@ -105,6 +114,8 @@ struct DistCDSOperator {
   int global_n() const { return A.global_n; }
   int halo() const { return A.halo; }
   Row row() const { return Row{A.data, A.offsets, kband::impl::CDSOffsets{}, A.rows}; }
+  SymRow sym_row() const { return SymRow{A.data, A.up, A.rows, A.lower, A.halo}; }
+  bool upper_only() const { return A.symmetric; }
   int lo() const { return -std::min(A.halo, A.first); }
   int hi() const { return A.rows + std::min(A.halo, A.global_n - A.first - A.rows); }
 
@@ -145,9 +156,15 @@ struct DistCDSOperator {
     Kokkos::parallel_for("kband::mpi::cg::direction", kband::impl::CGPolicy<Exec>(exec, 0, s.st.chunks()),
                          kband::impl::CGDirection<T, Mem, Step::prec>{s});
     exchange(exec, s.pnew);
-    Kokkos::parallel_reduce("kband::mpi::cg::apply", kband::impl::CGPolicy<Exec>(exec, 0, s.st.chunks()),
-                            kband::impl::CGHaloApply<Row, T, Mem, !kband::impl::is_device_exec<Exec>::value>{
-                                s.st, row(), s.pnew, q, A.halo, lo(), hi()}, pap);
+    constexpr bool blocks = !kband::impl::is_device_exec<Exec>::value;
+    if (A.symmetric)
+      Kokkos::parallel_reduce("kband::mpi::cg::apply", kband::impl::CGPolicy<Exec>(exec, 0, s.st.chunks()),
+                              kband::impl::CGHaloApply<SymRow, T, Mem, blocks>{s.st, sym_row(), s.pnew, q, A.halo, lo(), hi()},
+                              pap);
+    else
+      Kokkos::parallel_reduce("kband::mpi::cg::apply", kband::impl::CGPolicy<Exec>(exec, 0, s.st.chunks()),
+                              kband::impl::CGHaloApply<Row, T, Mem, blocks>{s.st, row(), s.pnew, q, A.halo, lo(), hi()},
+                              pap);
   }
   template <class K>
   void finish(const Exec& exec, const K& k) const {
@@ -181,6 +198,15 @@ DistCDSMatrix<T, Mem> distribute(const Exec& exec, MPI_Comm comm, const CDSMatri
       Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("kband::mpi::cds_block")), D.rows, A.ndiag());
   exec.fence();
   Kokkos::deep_copy(D.data, Kokkos::subview(A.data(), Kokkos::make_pair(D.first, D.first + D.rows), Kokkos::ALL));
+  // the same global matrix on every rank: the same decision everywhere
+  D.symmetric = kband::impl::cds_symmetric(exec, A, D.up);
+  if (D.symmetric && D.halo > 0) {
+    D.lower = typename DistCDSMatrix<T, Mem>::data_view("kband::mpi::cds_lower", D.halo, A.ndiag());
+    const int from = std::max(0, D.first - D.halo);
+    exec.fence();
+    Kokkos::deep_copy(Kokkos::subview(D.lower, Kokkos::make_pair(D.halo - (D.first - from), D.halo), Kokkos::ALL),
+                      Kokkos::subview(A.data(), Kokkos::make_pair(from, D.first), Kokkos::ALL));
+  }
   return D;
 }
 
@@ -206,6 +232,9 @@ class DistCGSolver {
                                       " rows; x must not alias b; tol >= 0, max_iterations >= 0, check_every >= 1)"));
     return driver_.solve(exec, b, x, opt, comm_);
   }
+  /// True when the product reads only the matrix's main and upper diagonals
+  /// (as kband::CGSolver::upper_only()).
+  bool upper_only() const { return op_.upper_only(); }
 
  private:
   static Op make_op(const DistCDSMatrix<T, Mem>& A, CGPreconditioner prec) {

@@ -5,6 +5,8 @@
 
 #include "kband_test_common.hpp"
 
+#include <algorithm>
+
 namespace kband_test_cg {
 
 using kband_test::real_ref;
@@ -83,6 +85,21 @@ std::vector<T> to_host(const Kokkos::View<T*>& d) {
   auto h = Kokkos::create_mirror_view(d);
   Kokkos::deep_copy(h, d);
   return std::vector<T>(h.data(), h.data() + d.extent(0));
+}
+
+/// A copy of A with one more stored diagonal, `offset` (not stored in A),
+/// all zeros: the same matrix, but its offsets no longer pair up.
+inline kband::CDSMatrix<double> with_zero_diagonal(const kband::CDSMatrix<double>& A, int offset) {
+  std::vector<int> off = A.host_offsets();
+  const int at = static_cast<int>(std::lower_bound(off.begin(), off.end(), offset) - off.begin());
+  off.insert(off.begin() + at, offset);
+  kband::CDSMatrix<double> E("with_zero_diagonal", A.n(), off);
+  auto ad = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), A.data());
+  auto ed = Kokkos::create_mirror_view(E.data());
+  for (int i = 0; i < A.n(); ++i)
+    for (int d = 0; d < static_cast<int>(off.size()); ++d) ed(i, d) = d == at ? 0.0 : ad(i, d < at ? d : d - 1);
+  Kokkos::deep_copy(E.data(), ed);
+  return E;
 }
 
 }  // namespace kband_test_cg
