@@ -203,7 +203,6 @@ DistCDSMatrix<T, Mem> distribute(const Exec& exec, MPI_Comm comm, const CDSMatri
   if (D.symmetric && D.halo > 0) {
     D.lower = typename DistCDSMatrix<T, Mem>::data_view("kband::mpi::cds_lower", D.halo, A.ndiag());
     const int from = std::max(0, D.first - D.halo);
-    exec.fence();
     Kokkos::deep_copy(Kokkos::subview(D.lower, Kokkos::make_pair(D.halo - (D.first - from), D.halo), Kokkos::ALL),
                       Kokkos::subview(A.data(), Kokkos::make_pair(from, D.first), Kokkos::ALL));
   }
