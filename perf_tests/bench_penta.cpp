@@ -40,6 +40,12 @@ struct PentaOptions {
   int dense_max_n = 128;
   int reps = 10;
   bool quick = false;
+  std::string algos = "all";  // comma list of penta, shared, peers, dense, pcr
+  bool has(const char* a) const {
+    if (algos == "all") return true;
+    const std::string list = "," + algos + ",";
+    return list.find(std::string(",") + a + ",") != std::string::npos;
+  }
 };
 
 void print_help() {
@@ -51,11 +57,16 @@ void print_help() {
       "  --dense-elems N     budget of dense matrix entries for cuBLAS getrf/getrs (default 2^27)\n"
       "  --precision P       double (default) or float\n"
       "  --reps R            timed repetitions per row (median reported; default 10)\n"
+      "  --algos LIST        rows to run, of: penta (per-system elimination), shared\n"
+      "                      (penta-shared), peers (cuSPARSE gpsv, Kokkos Kernels gbtrf),\n"
+      "                      dense (cuBLAS getrf/getrs and penta on its subset), pcr\n"
+      "                      (PCR-Penta vs elimination), all (default)\n"
       "  --json FILE         JSON output (default kband-bench-penta.json; 'none' to skip)\n"
       "  --quick             smoke run: 2^16 points, n = 64,256, 2 reps\n"
       "  --help              this text\n"
       "Rows: penta (elimination, a thread per system; interleaved and grouped; variants\n"
-      "auto/global/scratch), penta-shared (PentadiagonalFactor), cusparse-gpsvInterleavedBatch\n"
+      "auto/global/scratch), penta-shared (PentadiagonalFactor; variants auto/registers/\n"
+      "recompute/global), cusparse-gpsvInterleavedBatch\n"
       "(same interleaved arrays, refreshed from pristine copies outside the timed region),\n"
       "kk-gbtrf+gbtrs (Kokkos Kernels banded LU, a thread per system, when built),\n"
       "cublas-getrf+getrsBatched (dense copies, n <= 128, with penta on the same subset),\n"
@@ -91,6 +102,7 @@ bool parse(int argc, char** argv, PentaOptions& o) {
     else if (a == "--reps") o.reps = std::stoi(value());
     else if (a == "--json") o.json = value();
     else if (a == "--quick") o.quick = true;
+    else if (a == "--algos") o.algos = value();
     else if (a.compare(0, 9, "--kokkos-") != 0) throw std::invalid_argument("unknown argument '" + a + "'");
   }
   if (o.precision != "double" && o.precision != "float") throw std::invalid_argument("--precision double|float");
@@ -305,8 +317,9 @@ class PentaBench {
       const int nsys = static_cast<int>(std::max<long long>(1, o_.points / n));
       interleaved_rows(n, nsys);
       grouped_rows(n, nsys);
-      if (n <= o_.dense_max_n) dense_rows(n, nsys);
-      for (int nb : o_.pcr_batches) pcr_rows(n, nb);
+      if (n <= o_.dense_max_n && o_.has("dense")) dense_rows(n, nsys);
+      if (o_.has("pcr"))
+        for (int nb : o_.pcr_batches) pcr_rows(n, nb);
     }
     summary();
     return failed_ ? 1 : 0;
@@ -411,7 +424,7 @@ class PentaBench {
   template <class Ops>
   void kband_rows(int n, int nsys) {
     const std::string lname = kband::layout_name(Ops::layout);
-    {
+    if (o_.has("penta")) {
       Data<Ops> D(nsys, n, gen(n), exec_);
       InfoView info(noinit("kband_bench::info"), nsys);
       V1 ws(noinit("kband_bench::ws"), kband::penta_workspace_size(D.x));
@@ -424,6 +437,7 @@ class PentaBench {
       }
     }
     // shared matrix: only y and x per system
+    if (!o_.has("shared")) return;
     const int n1 = n;
     V1 sa(noinit("sa"), n1), sb(noinit("sb"), n1), sc(noinit("sc"), n1), sd(noinit("sd"), n1), se(noinit("se"), n1);
     Kokkos::parallel_for("kband_bench::fill_shared_penta", Policy(exec_, 0, n1),
@@ -433,14 +447,20 @@ class PentaBench {
     Kokkos::parallel_for("kband_bench::fill_penta", Policy(exec_, 0, Ops::flat(nsys, n)),
                          FillPenta<T, Ops>{x, x, x, x, x, y, gen(n), nsys, n, true});
     InfoView info(noinit("kband_bench::info"), nsys);
-    timed(base_row("penta-shared", lname, "auto", n, nsys, 2), [&] { kband::penta(exec_, f, y, x, info); }, [] {},
-          nan_poison(x), reader(x, nsys, n), true);
+    for (auto v : {kband::Variant::Auto, kband::Variant::Registers, kband::Variant::Recompute,
+                   kband::Variant::Global}) {
+      kband::SolveOptions opt;
+      opt.variant = v;
+      timed(base_row("penta-shared", lname, kband::variant_name(v), n, nsys, 2),
+            [&] { kband::penta(exec_, f, y, x, info, opt); }, [] {}, nan_poison(x), reader(x, nsys, n), true);
+    }
   }
 
   void grouped_rows(int n, int nsys) { kband_rows<GOps>(n, nsys); }
 
   void interleaved_rows(int n, int nsys) {
     kband_rows<IOps>(n, nsys);
+    if (!o_.has("peers")) return;
     Data<IOps> D(nsys, n, gen(n), exec_);
     InfoView info(noinit("kband_bench::info"), nsys);
     (void)info;

@@ -39,7 +39,7 @@
 // blocks shrink every step for dominant systems.
 #pragma once
 
-#include "impl/kband_Penta_impl.hpp"
+#include "impl/kband_PentaShared_impl.hpp"
 #include "kband_PCR.hpp"
 #include "kband_Thomas.hpp"
 
@@ -212,7 +212,13 @@ class PentadiagonalFactor {
 };
 
 /// Solves A x(s,:) = y(s,:) for every system with the shared, factored A.
-/// info(s) = factor.info() (x NaN when it is not 0).
+/// info(s) = factor.info() (x NaN when it is not 0). Variants (opt.variant,
+/// see kband::Variant): Registers keeps every intermediate in registers (a
+/// team of ceil(n / 16) threads per system; GPUs, or n <= 16), Recompute
+/// stores none (y read twice, x written once), Scratch and Global store z.
+/// Auto on GPUs: Registers for interleaved and grouped batches of n <= 512,
+/// Recompute past that when the batch has systems for an eighth of the
+/// device's threads, else Scratch or Global; on hosts Global.
 template <class Exec, class T, class Mem, class BY, class BX, class Info>
 void penta(const Exec& exec, const PentadiagonalFactor<T, Mem>& factor, const BY& y, const BX& x, const Info& info,
            const SolveOptions& opt = {}) {
@@ -232,14 +238,47 @@ void penta(const Exec& exec, const PentadiagonalFactor<T, Mem>& factor, const BY
                 impl::concat(fn, ": x has n=", n, " rows but the factor was built for n=", factor.n()));
   impl::check_batch(fn, "y", y, nsys, n);
   impl::check_info(fn, info, nsys);
+  const auto& fd = factor.data();
+  const T nan = std::numeric_limits<T>::quiet_NaN();
+  if (opt.variant == Variant::Registers || opt.variant == Variant::Auto) {
+    constexpr int M = impl::kRegisterRowsShared;
+    const impl::RegisterBase<Exec, T, M> rb{nsys, n, 1, 1, false, nan};
+    if (factor.periodic()) {
+      impl::PentaSharedRegisters<Exec, T, Mem, BY, BX, Info, M, true> f(rb, fd, y, x, info);
+      if (impl::use_registers<Exec, tx::layout>(fn, opt, exec, nsys, n, M, f.scratch_per_thread(), f)) return;
+    } else {
+      impl::PentaSharedRegisters<Exec, T, Mem, BY, BX, Info, M, false> f(rb, fd, y, x, info);
+      if (impl::use_registers<Exec, tx::layout>(fn, opt, exec, nsys, n, M, f.scratch_per_thread(), f)) return;
+    }
+  }
   constexpr int W = impl::thomas_lanes<Exec, BX, 1>::value;
+  using Base = impl::ThomasBase<Exec, BX, T, W>;
+  // Recompute: asked for, or Auto on GPUs where it serves Thomas (interleaved
+  // and grouped batches past Registers' sizes, systems for an eighth of the
+  // device's threads)
+  if (opt.variant == Variant::Recompute ||
+      (opt.variant == Variant::Auto && impl::is_device_exec<Exec>::value && tx::layout != Layout::Contiguous &&
+       static_cast<long>(nsys) * 8 >= static_cast<long>(exec.concurrency()))) {
+    SolveOptions og = opt;
+    og.variant = Variant::Global;
+    og.team_size = opt.team_size > 0 && opt.team_size < 128 ? opt.team_size : 128;
+    const impl::ThomasGeometry g = impl::thomas_geometry<Exec, T>(fn, nsys, n, W, 1, og, false);
+    const Base base{nsys, n, false, 0, {}, nan};
+    constexpr int RB = KBAND_RECOMPUTE_ROWS;
+    // at most 128 registers (4 teams of 128 per multiprocessor on GPUs): with
+    // Thomas's 96 the double kernels spill (two states, two checkpoints)
+    using Bounds = Kokkos::LaunchBounds<128, 4>;
+    if (factor.periodic())
+      impl::launch_thomas(fn, exec, g, impl::PentaSharedRecompute<Exec, T, Mem, BY, BX, Info, W, RB, true>(base, fd, y, x, info), Bounds());
+    else
+      impl::launch_thomas(fn, exec, g, impl::PentaSharedRecompute<Exec, T, Mem, BY, BX, Info, W, RB, false>(base, fd, y, x, info), Bounds());
+    return;
+  }
   constexpr int U = impl::thomas_unroll<Exec, BX, 1>::value;
   const impl::ThomasGeometry g =
       impl::thomas_geometry<Exec, T>(fn, nsys, n, W, 1, opt, tx::layout == Layout::Contiguous);
-  using Base = impl::ThomasBase<Exec, BX, T, W>;
-  const Base base{nsys, n, g.scratch, g.scratch_level, {}, std::numeric_limits<T>::quiet_NaN()};
+  const Base base{nsys, n, g.scratch, g.scratch_level, {}, nan};
   using impl::PentaShared;
-  const auto& fd = factor.data();
   if (factor.periodic() && g.scratch)
     impl::launch_thomas(fn, exec, g, PentaShared<Exec, T, Mem, BY, BX, Info, W, U, true, true>(base, fd, y, x, info));
   else if (factor.periodic())

@@ -29,21 +29,25 @@
 namespace kband {
 
 /// Where the forward-pass intermediates live. Auto picks per backend, layout
-/// and size: on GPUs (kband::thomas) Registers for interleaved and grouped
-/// batches of n <= 32 M rows and for contiguous per-system batches, else
+/// and size: on GPUs (kband::thomas, and kband::penta with a shared factor)
+/// Registers for interleaved and grouped batches of n <= 32 M rows and for
+/// contiguous per-system tridiagonal batches, else
 /// Recompute (shared factors, interleaved and grouped batches of enough
 /// systems), Scratch or Global; on hosts Global.
 ///  * Global: in the output and a workspace (any size, any backend);
 ///  * Scratch: in team scratch memory, a thread per system;
 ///  * Registers: in registers, a team of threads per system, each holding a
 ///    chunk of rows, joined by scans in team scratch: the solve reads its
-///    inputs once and writes x once. kband::thomas only (non-periodic
-///    per-system, and shared factors); it needs teams of ceil(n / M) threads
-///    (M = 8 rows per thread with per-system coefficients, 16 with a shared
-///    factor), so host backends serve it for n <= M only.
-///  * Recompute: shared factors only (kband::thomas with a TridiagonalFactor).
+///    inputs once and writes x once. kband::thomas (non-periodic
+///    per-system, and shared factors) and kband::penta with a
+///    PentadiagonalFactor only; it needs teams of ceil(n / M) threads (M = 8 rows
+///    per thread with per-system coefficients, 16 with a shared factor), so
+///    host backends serve it for n <= M only.
+///  * Recompute: shared factors only (kband::thomas with a TridiagonalFactor,
+///    kband::penta with a PentadiagonalFactor).
 ///    No intermediate row is stored: the forward pass runs twice, the first
-///    time keeping y at the first row of every block of 16 rows (in x), the
+///    time keeping y at the first row (penta: the first two rows) of every
+///    block of 16 rows (in x), the
 ///    second time a block at a time, from the last one down, into the
 ///    backward pass. A solve reads d twice and writes x once, where Global
 ///    reads d once and moves x three times. Auto uses it on GPUs for
@@ -132,10 +136,10 @@ ThomasGeometry thomas_geometry(const char* fn, int nsys, int n, int lanes, int n
   Variant v = opt.variant;
   require(v != Variant::Registers,
           concat(fn, ": Variant::Registers is offered by kband::thomas (non-periodic per-system "
-                     "coefficients, and shared factors) only"));
+                     "coefficients, and shared factors) and by kband::penta with a PentadiagonalFactor only"));
   require(v != Variant::Recompute,
           concat(fn, ": Variant::Recompute is offered by kband::thomas with a shared factor "
-                     "(TridiagonalFactor) and by kband::gtsv only"));
+                     "(TridiagonalFactor), kband::penta with a PentadiagonalFactor and kband::gtsv only"));
   if (v == Variant::Auto) {
     // On GPUs Scratch pays while a team of 32 keeps its rows on chip with room
     // for several teams per multiprocessor. On the contiguous layout it pays

@@ -58,12 +58,13 @@ kband::PentadiagonalFactor<T> make_factor(const PentaCase<T>& cs) {
   return f;
 }
 
-/// One solve of case (n, nsys) by `solver` in batch type B, with all checks.
+/// One solve of case (n, nsys) by `solver` in batch type B, with all checks;
+/// returns whether the solver served it (a refusal must name `refusal`).
 template <class T, class B>
-void run_penta(PSolver solver, const std::string& layout, int n, int nsys, kband::Variant variant, int team_size,
-               bool inplace) {
+bool run_penta(PSolver solver, const std::string& layout, int n, int nsys, kband::Variant variant, int team_size,
+               bool inplace, int blocks = 0, const char* refusal = kScratchLimit) {
   const bool periodic = psolver_periodic(solver), shared = psolver_shared(solver);
-  if (periodic && n < 5) return;
+  if (periodic && n < 5) return false;
   const PentaCase<T>& cs = get_penta_case<T>(n, nsys, shared, periodic);
   Exec exec;
   const B y = make_batch<B>("y", nsys, n, cs.y), x("x", nsys, n);
@@ -71,16 +72,19 @@ void run_penta(PSolver solver, const std::string& layout, int n, int nsys, kband
   kband::SolveOptions opt;
   opt.variant = variant;
   opt.team_size = team_size;
+  opt.blocks_per_team = blocks;
   const B& xo = inplace ? y : x;
   std::ostringstream os;
   os << psolver_name(solver) << " " << layout << " " << type_name(T()) << " n=" << n << " nsys=" << nsys
-     << " variant=" << kband::variant_name(variant) << " team_size=" << team_size << (inplace ? " in-place" : "");
+     << " variant=" << kband::variant_name(variant) << " team_size=" << team_size << " blocks=" << blocks
+     << (inplace ? " in-place" : "");
   const std::string what = os.str();
   std::unique_ptr<PentaBatches<B>> p;
   kband::PentadiagonalFactor<T> factor;
   if (shared) {
     factor = make_factor(cs);
-    ASSERT_EQ(factor.info(), 0) << what << ": factor of a regular matrix failed";
+    EXPECT_EQ(factor.info(), 0) << what << ": factor of a regular matrix failed";
+    if (factor.info() != 0) return false;
   } else {
     p.reset(new PentaBatches<B>(cs));
   }
@@ -99,7 +103,7 @@ void run_penta(PSolver solver, const std::string& layout, int n, int nsys, kband
       default: used = kband::solve_pentadiagonal(exec, p->a, p->b, p->c, p->d, p->e, y, xo, info, popt); break;
     }
   };
-  if (!run_solver(what, xo, inplace, cs.y, info, kScratchLimit, call)) return;
+  if (!run_solver(what, xo, inplace, cs.y, info, refusal, call)) return false;
   if (psolver_auto(solver)) {
     const auto expect = popt.algorithm != kband::PentadiagonalAlgorithm::Auto
                             ? popt.algorithm
@@ -121,6 +125,7 @@ void run_penta(PSolver solver, const std::string& layout, int n, int nsys, kband
   if (!inplace) {
     EXPECT_EQ(count_differences(download(y), cs.y), 0) << what << ": y modified";
   }
+  return true;
 }
 
 template <class C>
@@ -145,6 +150,37 @@ TYPED_TEST(PentaAccuracy, PerSystem) { TestFixture::sweep(PSolver::PerSystem, al
 TYPED_TEST(PentaAccuracy, Periodic) { TestFixture::sweep(PSolver::Periodic, all_variants(), {0}); }
 TYPED_TEST(PentaAccuracy, SharedFactor) { TestFixture::sweep(PSolver::Shared, all_variants(), {0}); }
 TYPED_TEST(PentaAccuracy, SharedFactorPeriodic) { TestFixture::sweep(PSolver::SharedPeriodic, all_variants(), {0}); }
+// Shared factors in the variants that store no intermediate row: Registers
+// (16 rows a thread) one row short of and past whole chunks, a last chunk of
+// one row, teams that solve 3 blocks of systems in turn; Recompute (blocks of
+// KBAND_RECOMPUTE_ROWS rows with two checkpoint rows each) at block
+// boundaries, a last block of one and two rows, in place too. Every backend
+// serves Recompute, and Registers when one chunk holds the system; a GPU
+// serves Registers for every n here.
+TYPED_TEST(PentaAccuracy, SharedRegistersAndRecompute) {
+  using T = typename TestFixture::T;
+  using L = typename TestFixture::L;
+  using B = typename TestFixture::B;
+  constexpr int M = kband::impl::kRegisterRowsShared, RB = KBAND_RECOMPUTE_ROWS;
+  const bool device = kband::impl::is_device_exec<Exec>::value;
+  for (PSolver solver : {PSolver::Shared, PSolver::SharedPeriodic})
+    for (int n : {1, 2, 3, 5, 6, M - 1, M, M + 1, M + 2, 2 * M + 1, RB + 2, 2 * RB, 2 * RB + 1, 3 * RB + 2, 5 * M - 1,
+                  257}) {
+      if (psolver_periodic(solver) && n < 5) continue;
+      for (int nsys : {1, kSZ + 1, 70}) {
+        for (int blocks : {0, 3}) {
+          const bool served = run_penta<T, B>(solver, L::name(), n, nsys, kband::Variant::Registers, 0, false,
+                                              blocks, "Variant::Registers");
+          if (n <= M || device) EXPECT_TRUE(served) << psolver_name(solver) << " Registers n=" << n;
+        }
+        for (bool inplace : {false, true}) {
+          const bool served =
+              run_penta<T, B>(solver, L::name(), n, nsys, kband::Variant::Recompute, 0, inplace, 0, nullptr);
+          EXPECT_TRUE(served) << psolver_name(solver) << " Recompute n=" << n;
+        }
+      }
+    }
+}
 TYPED_TEST(PentaAccuracy, PCR) { TestFixture::sweep(PSolver::PCR, {kband::Variant::Auto}, {0, 32}); }
 TYPED_TEST(PentaAccuracy, SolvePentadiagonal) {
   for (PSolver s : {PSolver::Auto, PSolver::AutoPeriodic, PSolver::ForcePCR, PSolver::ForceElim})
@@ -234,11 +270,22 @@ TYPED_TEST(PentaInfo, SharedFactor) {
       EXPECT_EQ(factor.info(), expect) << "n=" << n << " periodic=" << periodic;
       const B y = make_batch<B>("y", nsys, n, cs.y), x("x", nsys, n);
       Kokkos::View<int*> info("info", nsys);
-      ASSERT_TRUE(run_solver("shared zero pivot", x, false, cs.y, info, nullptr,
-                             [&] { kband::penta(exec, factor, y, x, info); }));
-      const std::vector<T> xh = download(x);
-      for (int v : download_info(info)) EXPECT_EQ(v, expect) << "n=" << n;
-      EXPECT_TRUE(all_nan(xh.data(), nsys * n)) << "n=" << n;
+      for (kband::Variant v : {kband::Variant::Auto, kband::Variant::Global, kband::Variant::Registers,
+                               kband::Variant::Recompute}) {
+        kband::SolveOptions opt;
+        opt.variant = v;
+        const std::string what = std::string("shared zero pivot n=") + std::to_string(n) +
+                                 " periodic=" + std::to_string(periodic) + " " + kband::variant_name(v);
+        // hosts serve Registers for one chunk only
+        const char* refusal = v == kband::Variant::Registers ? "Variant::Registers" : nullptr;
+        if (!run_solver(what, x, false, cs.y, info, refusal, [&] { kband::penta(exec, factor, y, x, info, opt); })) {
+          EXPECT_TRUE(v == kband::Variant::Registers && !kband::impl::is_device_exec<Exec>::value) << what;
+          continue;
+        }
+        const std::vector<T> xh = download(x);
+        for (int iv : download_info(info)) EXPECT_EQ(iv, expect) << what;
+        EXPECT_TRUE(all_nan(xh.data(), nsys * n)) << what;
+      }
     }
 }
 

@@ -1,0 +1,348 @@
+// Kernels of the shared-matrix pentadiagonal solve (kband::penta with a
+// PentadiagonalFactor) that store no intermediate row in memory, so that a
+// solve moves little more than the right-hand sides in and the solutions out.
+// They run the recurrences of kband_Penta_impl.hpp:
+//   z_j = (y_j - a_j z_{j-2} - beta_j z_{j-1}) w_j     (forward, L z = y)
+//   x_j = z_j - p_j x_{j+1} - q_j x_{j+2}               (backward, U x = z)
+// and the periodic correction x -= (H^-1 (g1.y, g2.y)) . (z1, z2).
+//
+//  * Registers (PentaSharedRegisters): the Thomas Registers design
+//    (kband_ThomasRegisters_impl.hpp) with a state of two values. Each
+//    system is cut into K chunks of M rows, a thread per chunk holding its
+//    rows in registers. A chunk maps the two values entering it to the two
+//    leaving it by an affine map of R^2, out = Y + G in (G 2x2); an inclusive
+//    scan of those maps over the chunks (team scratch) gives each chunk the
+//    exact state it starts from, and the chunk then reruns the recurrence
+//    from it. Forward from the first chunk, backward from the last.
+//  * Recompute (PentaSharedRecompute): a thread per system, the forward pass
+//    twice. Pass 1 streams y and keeps z at the first two rows of every block
+//    of B rows, in x; pass 2 walks the blocks from the last one down, reads a
+//    block's two checkpoints and the rest of its y, recomputes its z in
+//    registers and runs the backward pass into x. A solve reads y twice and
+//    writes x once (plus 4/B of an array for the checkpoints). In-place
+//    solves work: pass 2 never needs y at a block's first two rows.
+#pragma once
+
+#include "kband_Penta_impl.hpp"
+#include "kband_ThomasRegisters_impl.hpp"
+
+namespace kband {
+namespace impl {
+
+/// Affine map of a two-value recurrence state: out0 = y0 + g00 in0 + g01 in1,
+/// out1 = y1 + g10 in0 + g11 in1; with Dot, two sums (d0, d1) that add up.
+template <class T, bool Dot = false>
+struct Affine2Sum {
+  T g00, g01, g10, g11, y0, y1, d0, d1;
+  static constexpr int kT = Dot ? 8 : 6, kI = 0;
+  KOKKOS_INLINE_FUNCTION static Affine2Sum identity() { return {T(1), T(0), T(0), T(1), T(0), T(0), T(0), T(0)}; }
+  KOKKOS_INLINE_FUNCTION void put(T* t, int*, int ts, int slot) const {
+    t[slot] = g00;
+    t[ts + slot] = g01;
+    t[2 * ts + slot] = g10;
+    t[3 * ts + slot] = g11;
+    t[4 * ts + slot] = y0;
+    t[5 * ts + slot] = y1;
+    if (Dot) {
+      t[6 * ts + slot] = d0;
+      t[7 * ts + slot] = d1;
+    }
+  }
+  KOKKOS_INLINE_FUNCTION void get(const T* t, const int*, int ts, int slot) {
+    g00 = t[slot];
+    g01 = t[ts + slot];
+    g10 = t[2 * ts + slot];
+    g11 = t[3 * ts + slot];
+    y0 = t[4 * ts + slot];
+    y1 = t[5 * ts + slot];
+    d0 = Dot ? t[6 * ts + slot] : T(0);
+    d1 = Dot ? t[7 * ts + slot] : T(0);
+  }
+  /// One row of a recurrence v = (r - c1 * state0 - c2 * state1) * w on the
+  /// map: the new value becomes state0, the old state0 state1.
+  KOKKOS_INLINE_FUNCTION void step(T r, T c1, T c2, T w) {
+    const T v = (r - c1 * y0 - c2 * y1) * w;
+    const T h0 = -(c1 * g00 + c2 * g10) * w;
+    const T h1 = -(c1 * g01 + c2 * g11) * w;
+    y1 = y0, g10 = g00, g11 = g01;
+    y0 = v, g00 = h0, g01 = h1;
+  }
+};
+
+/// later o earlier
+template <class T, bool Dot>
+KOKKOS_INLINE_FUNCTION Affine2Sum<T, Dot> compose(const Affine2Sum<T, Dot>& l, const Affine2Sum<T, Dot>& e) {
+  return {l.g00 * e.g00 + l.g01 * e.g10,       l.g00 * e.g01 + l.g01 * e.g11,
+          l.g10 * e.g00 + l.g11 * e.g10,       l.g10 * e.g01 + l.g11 * e.g11,
+          l.y0 + l.g00 * e.y0 + l.g01 * e.y1,  l.y1 + l.g10 * e.y0 + l.g11 * e.y1,
+          l.d0 + e.d0,                         l.d1 + e.d1};
+}
+
+/// Every live system of the failed factor's blocks: x NaN, info the factor's.
+template <class T, class Mem, class BX, class Info>
+KOKKOS_INLINE_FUNCTION bool penta_factor_failed(const PentaFactorData<T, Mem>& f, const BX& x, const Info& info,
+                                                int s0, int nlc, int n, T nan) {
+  const int finfo = f.info();
+  if (finfo == 0) return false;
+  for (int l = 0; l < nlc; ++l) {
+    info(s0 + l) = finfo;
+    for (int j = 0; j < n; ++j) x(s0 + l, j) = nan;
+  }
+  return true;
+}
+
+// ---------------------------------------------------------------------------
+// Registers: a team of P systems, K chunks of M rows each, a thread per chunk.
+// ---------------------------------------------------------------------------
+template <class Exec, class T, class Mem, class BY, class BX, class Info, int M, bool Periodic>
+struct PentaSharedRegisters : RegisterBase<Exec, T, M> {
+  using Base = RegisterBase<Exec, T, M>;
+  using typename Base::member_type;
+  using Place = typename Base::Place;
+  PentaFactorData<T, Mem> f;
+  BY y;
+  BX x;
+  Info info;
+
+  PentaSharedRegisters(const Base& b, const PentaFactorData<T, Mem>& f_, BY y_, BX x_, Info info_)
+      : Base(b), f(f_), y(y_), x(x_), info(info_) {}
+
+  using Sum = Affine2Sum<T, Periodic>;
+  static constexpr size_t kEntry = scan_entry<T, Sum>();
+  static constexpr int kSystemsPerTeam = 16;
+  static constexpr int kMinTeamStrided = 64;
+  static constexpr bool kAutoContiguous = false;
+  KOKKOS_INLINE_FUNCTION static size_t scratch_per_thread() { return 4 * kEntry; }
+
+  KOKKOS_INLINE_FUNCTION void load(const Place& pl, int j0, int nr, T (&v)[M]) const {
+    const T* yp = pl.live ? &y(pl.s, j0) : nullptr;
+    const size_t yrs = batch_traits<BY>::row_stride(y);
+KBAND_UNROLL
+    for (int u = 0; u < M; ++u) v[u] = (yp != nullptr && u < nr) ? yp[u * yrs] : T(0);
+  }
+
+  /// Each team solves R blocks of P systems; the right-hand sides of the next
+  /// block are loaded before the current one is solved.
+  KOKKOS_FUNCTION void operator()(const member_type& m) const {
+    const Place pl0 = this->place(m);
+    const int j0 = pl0.k * M, nr = this->rows(pl0.k);
+    int b0, b1;
+    this->blocks(m, b0, b1);
+    const int finfo = f.info();  // the same for every thread: no barrier is skipped
+    if (finfo != 0) {
+      for (int b = b0; b < b1; ++b) {
+        const Place pl = this->at(pl0, b);
+        if (!pl.live) continue;
+        for (int u = 0; u < nr; ++u) x(pl.s, j0 + u) = this->nan;
+        if (pl.k == 0) info(pl.s) = finfo;
+      }
+      return;
+    }
+    char* raw = static_cast<char*>(m.team_scratch(0).get_shmem(m.team_size() * scratch_per_thread()));
+    T v[M], vn[M];
+    load(this->at(pl0, b0), j0, nr, v);
+    for (int b = b0; b < b1; ++b) {
+      const bool more = b + 1 < b1;
+      if (more) load(this->at(pl0, b + 1), j0, nr, vn);
+      solve(m, this->at(pl0, b), raw, j0, nr, v);
+      if (more) {
+KBAND_UNROLL
+        for (int u = 0; u < M; ++u) v[u] = vn[u];
+      }
+    }
+  }
+
+  KOKKOS_INLINE_FUNCTION void solve(const member_type& m, const Place& pl, char* raw, int j0, int nr,
+                                    T (&v)[M]) const {
+    // forward: the chunk's map of (z_{j0-1}, z_{j0-2}) to its last two z
+    Sum fw = Sum::identity();
+KBAND_UNROLL
+    for (int u = 0; u < M; ++u)
+      if (u < nr) {
+        const int j = j0 + u;
+        fw.step(v[u], f.beta(j), f.a(j), f.w(j));
+        if (Periodic) {
+          fw.d0 += f.g1(j) * v[u];
+          fw.d1 += f.g2(j) * v[u];
+        }
+      }
+    Sum in, all;
+    this->template scan<false>(m, pl, Base::region(m, raw, 0, kEntry), kEntry, fw, Sum::identity(), in, all);
+    // the chunk's z from the state it starts from (the first chunk: zeros)
+    {
+      T z1 = in.y0, z2 = in.y1;
+KBAND_UNROLL
+      for (int u = 0; u < M; ++u)
+        if (u < nr) {
+          const int j = j0 + u;
+          const T z = (v[u] - f.a(j) * z2 - f.beta(j) * z1) * f.w(j);
+          z2 = z1, z1 = z;
+          v[u] = z;
+        }
+    }
+    // Woodbury weights from the dot products over the whole system
+    T wt0 = T(0), wt1 = T(0);
+    if (Periodic) {
+      wt0 = f.hinv(0) * all.d0 + f.hinv(1) * all.d1;
+      wt1 = f.hinv(2) * all.d0 + f.hinv(3) * all.d1;
+    }
+    // backward: the chunk's map of (x_{j0+nr}, x_{j0+nr+1}) to (x_{j0}, x_{j0+1})
+    Affine2Sum<T> bw = Affine2Sum<T>::identity();
+KBAND_UNROLL
+    for (int u = M - 1; u >= 0; --u)
+      if (u < nr) {
+        const int j = j0 + u;
+        bw.step(v[u], f.p(j), f.q(j), T(1));
+      }
+    Affine2Sum<T> xin, xall;
+    this->template scan<true>(m, pl, Base::region(m, raw, 1, kEntry), kEntry, bw, Affine2Sum<T>::identity(), xin,
+                              xall);
+    if (!pl.live) return;
+    // the final values first, then the stores (no load waits behind a store)
+    {
+      T x1 = xin.y0, x2 = xin.y1;
+KBAND_UNROLL
+      for (int u = M - 1; u >= 0; --u)
+        if (u < nr) {
+          const int j = j0 + u;
+          const T xj = v[u] - f.p(j) * x1 - f.q(j) * x2;
+          x2 = x1, x1 = xj;
+          v[u] = Periodic ? xj - wt0 * f.z1(j) - wt1 * f.z2(j) : xj;
+        }
+    }
+    T* xp = &x(pl.s, j0);
+    const size_t xrs = batch_traits<BX>::row_stride(x);
+KBAND_UNROLL
+    for (int u = 0; u < M; ++u)
+      if (u < nr) xp[u * xrs] = v[u];
+    if (pl.k == 0) info(pl.s) = 0;
+  }
+};
+
+// ---------------------------------------------------------------------------
+// Recompute: a thread per system (W lanes on CPUs), blocks of B rows.
+// ---------------------------------------------------------------------------
+template <class Exec, class T, class Mem, class BY, class BX, class Info, int W, int B, bool Periodic>
+struct PentaSharedRecompute : ThomasBase<Exec, BX, T, W> {
+  static_assert(B >= 2, "kband: a Recompute block keeps two checkpoint rows");
+  using Base = ThomasBase<Exec, BX, T, W>;
+  using typename Base::member_type;
+  using Rows = SharedRows<T>;
+  using Block = T[B][W];
+  PentaFactorData<T, Mem> f;
+  BY y;
+  BX x;
+  Info info;
+
+  PentaSharedRecompute(const Base& base, const PentaFactorData<T, Mem>& f_, BY y_, BX x_, Info info_)
+      : Base(base), f(f_), y(y_), x(x_), info(info_) {}
+
+  KOKKOS_FUNCTION void operator()(const member_type& m) const { this->by_lanes(*this, m); }
+
+  // Each pass loads the next block's rows before it stores anything of the
+  // current one (x may be y), so two blocks' loads are in flight per thread.
+  template <int NL>
+  KOKKOS_INLINE_FUNCTION void solve(const member_type&, const int s0, const int nl) const {
+    const int nlc = NL > 0 ? NL : nl;
+    const int n = this->n;
+    if (penta_factor_failed(f, x, info, s0, nlc, n, this->nan)) return;
+    const Rows r = shared_rows<T>(y, x, s0);
+    const int nb = (n + B - 1) / B;
+    T z1[W], z2[W], dot0[W], dot1[W];
+    for (int l = 0; l < nlc; ++l) z1[l] = z2[l] = dot0[l] = dot1[l] = T(0);
+    Block cur, next;
+    load(r, 0, nlc, false, cur);
+    for (int k = 0; k < nb; ++k) {
+      if (k + 1 < nb) load(r, (k + 1) * B, nlc, false, next);
+      forward(r, k * B, nlc, cur, z1, z2, dot0, dot1);
+      if (k + 1 < nb) copy(next, cur, nlc);
+    }
+    T wt0[W], wt1[W];
+    for (int l = 0; l < nlc; ++l) {
+      wt0[l] = Periodic ? f.hinv(0) * dot0[l] + f.hinv(1) * dot1[l] : T(0);
+      wt1[l] = Periodic ? f.hinv(2) * dot0[l] + f.hinv(3) * dot1[l] : T(0);
+      z1[l] = z2[l] = T(0);  // now x_{j+1}, x_{j+2}: zero past the last row
+    }
+    load(r, (nb - 1) * B, nlc, true, cur);
+    for (int k = nb - 1; k >= 0; --k) {
+      if (k > 0) load(r, (k - 1) * B, nlc, true, next);
+      backward(r, k * B, nlc, cur, z1, z2, wt0, wt1);
+      if (k > 0) copy(next, cur, nlc);
+    }
+    for (int l = 0; l < nlc; ++l) info(s0 + l) = 0;
+  }
+
+  KOKKOS_INLINE_FUNCTION int rows(int jb) const { return this->n - jb < B ? this->n - jb : B; }
+
+  /// The block's right-hand sides; pass 2 (`checkpoint`) takes its first two
+  /// rows from x, where pass 1 left z.
+  KOKKOS_INLINE_FUNCTION void load(const Rows& r, int jb, int nlc, bool checkpoint, Block& v) const {
+    const int nr = rows(jb);
+    const T* yp = r.d + jb * r.drs;
+    const T* xp = r.x + jb * r.xrs;
+KBAND_UNROLL
+    for (int u = 0; u < B; ++u)
+      if (u < nr)
+        for (int l = 0; l < nlc; ++l)
+          v[u][l] = checkpoint && u < 2 ? xp[u * r.xrs + l * r.xls] : yp[u * r.drs + l * r.dls];
+  }
+  KOKKOS_INLINE_FUNCTION static void copy(const Block& from, Block& to, int nlc) {
+KBAND_UNROLL
+    for (int u = 0; u < B; ++u)
+      for (int l = 0; l < nlc; ++l) to[u][l] = from[u][l];
+  }
+
+  /// Pass 1 over the block at row jb: z through the block, its first two
+  /// rows into x.
+  KOKKOS_INLINE_FUNCTION void forward(const Rows& r, int jb, int nlc, const Block& yv, T (&z1)[W], T (&z2)[W],
+                                      T (&dot0)[W], T (&dot1)[W]) const {
+    const int nr = rows(jb);
+    T c0[W], c1[W];
+KBAND_UNROLL
+    for (int u = 0; u < B; ++u)
+      if (u < nr) {
+        const T a = f.a(jb + u), bt = f.beta(jb + u), w = f.w(jb + u);
+        const T g1 = Periodic ? f.g1(jb + u) : T(0), g2 = Periodic ? f.g2(jb + u) : T(0);
+        for (int l = 0; l < nlc; ++l) {
+          const T z = (yv[u][l] - a * z2[l] - bt * z1[l]) * w;
+          z2[l] = z1[l], z1[l] = z;
+          if (Periodic) dot0[l] += g1 * yv[u][l], dot1[l] += g2 * yv[u][l];
+          if (u == 0) c0[l] = z;
+          if (u == 1) c1[l] = z;
+        }
+      }
+    T* xp = r.x + jb * r.xrs;
+    for (int l = 0; l < nlc; ++l) {
+      xp[l * r.xls] = c0[l];
+      if (nr > 1) xp[r.xrs + l * r.xls] = c1[l];
+    }
+  }
+
+  /// Pass 2 over the block at row jb: its z again (from the checkpoints in
+  /// rows 0 and 1), then x from the bottom up.
+  KOKKOS_INLINE_FUNCTION void backward(const Rows& r, int jb, int nlc, Block& v, T (&x1)[W], T (&x2)[W],
+                                       const T (&wt0)[W], const T (&wt1)[W]) const {
+    const int nr = rows(jb);
+KBAND_UNROLL
+    for (int u = 2; u < B; ++u)
+      if (u < nr) {
+        const T a = f.a(jb + u), bt = f.beta(jb + u), w = f.w(jb + u);
+        for (int l = 0; l < nlc; ++l) v[u][l] = (v[u][l] - a * v[u - 2][l] - bt * v[u - 1][l]) * w;
+      }
+KBAND_UNROLL
+    for (int u = B - 1; u >= 0; --u)
+      if (u < nr) {
+        const int j = jb + u;
+        const T p = f.p(j), q = f.q(j);
+        const T c1 = Periodic ? f.z1(j) : T(0), c2 = Periodic ? f.z2(j) : T(0);
+        for (int l = 0; l < nlc; ++l) {
+          const T xj = v[u][l] - p * x1[l] - q * x2[l];
+          x2[l] = x1[l], x1[l] = xj;
+          r.x[j * r.xrs + l * r.xls] = Periodic ? xj - wt0[l] * c1 - wt1[l] * c2 : xj;
+        }
+      }
+  }
+};
+
+}  // namespace impl
+}  // namespace kband
