@@ -195,6 +195,16 @@ class PentadiagonalFactor {
     f_.g1 = alloc("kband::penta_factor::g1", np);
     f_.g2 = alloc("kband::penta_factor::g2", np);
     f_.hinv = Kokkos::View<T[4], MemSpace>(Kokkos::view_alloc(exec, std::string("kband::penta_factor::hinv")));
+    // the Registers variant's chunk maps (4 n values and a few KB; none when
+    // one chunk holds the system or a team cannot hold its chunks)
+    f_.tm = impl::kRegisterRowsShared;
+    f_.tk = (n + f_.tm - 1) / f_.tm;
+    if (f_.tk < 2 || f_.tk > impl::kPentaTableChunks) f_.tk = 0;
+    while (f_.tk > (1 << f_.tr)) ++f_.tr;
+    f_.tf = alloc("kband::penta_factor::tf", 4 * f_.tr * f_.tk);
+    f_.tb = alloc("kband::penta_factor::tb", 4 * f_.tr * f_.tk);
+    f_.hf = alloc("kband::penta_factor::hf", f_.tk > 0 ? 2 * n : 0);
+    f_.hb = alloc("kband::penta_factor::hb", f_.tk > 0 ? 2 * n : 0);
     f_.info = Kokkos::View<int, MemSpace>(Kokkos::view_alloc(exec, std::string("kband::penta_factor::info")));
     Kokkos::parallel_for(fn, impl::Range<Exec>(exec, 0, 1),
                          impl::PentaFactorKernel<T, MemSpace, VA, VB, VC, VD, VE>{f_, a, b, c, d, e});
@@ -216,7 +226,7 @@ class PentadiagonalFactor {
 /// see kband::Variant): Registers keeps every intermediate in registers (a
 /// team of ceil(n / 16) threads per system; GPUs, or n <= 16), Recompute
 /// stores none (y read twice, x written once), Scratch and Global store z.
-/// Auto on GPUs: Registers for interleaved and grouped batches of n <= 512,
+/// Auto on GPUs: Registers for interleaved and grouped batches of n <= 128,
 /// Recompute past that when the batch has systems for an eighth of the
 /// device's threads, else Scratch or Global; on hosts Global.
 template <class Exec, class T, class Mem, class BY, class BX, class Info>
@@ -242,6 +252,9 @@ void penta(const Exec& exec, const PentadiagonalFactor<T, Mem>& factor, const BY
   const T nan = std::numeric_limits<T>::quiet_NaN();
   if (opt.variant == Variant::Registers || opt.variant == Variant::Auto) {
     constexpr int M = impl::kRegisterRowsShared;
+    const int K = (n + M - 1) / M;
+    impl::require(K < 2 || K > impl::kPentaTableChunks || (fd.tk == K && fd.tm == M),
+                  impl::concat(fn, ": the factor holds no chunk tables for n=", n));
     const impl::RegisterBase<Exec, T, M> rb{nsys, n, 1, 1, false, nan};
     if (factor.periodic()) {
       impl::PentaSharedRegisters<Exec, T, Mem, BY, BX, Info, M, true> f(rb, fd, y, x, info);

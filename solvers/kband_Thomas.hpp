@@ -30,8 +30,8 @@ namespace kband {
 
 /// Where the forward-pass intermediates live. Auto picks per backend, layout
 /// and size: on GPUs (kband::thomas, and kband::penta with a shared factor)
-/// Registers for interleaved and grouped batches of n <= 32 M rows and for
-/// contiguous per-system tridiagonal batches, else
+/// Registers for interleaved and grouped batches of n <= 32 M rows (penta:
+/// 8 M) and for contiguous per-system tridiagonal batches, else
 /// Recompute (shared factors, interleaved and grouped batches of enough
 /// systems), Scratch or Global; on hosts Global.
 ///  * Global: in the output and a workspace (any size, any backend);
@@ -250,11 +250,12 @@ template <class Exec, Layout L, class F>
 bool use_registers(const char* fn, const SolveOptions& opt, const Exec& exec, int nsys, int n, int M,
                    size_t scratch_per_thread, F& f) {
   const Variant v = opt.variant;
-  // Auto (GPUs): interleaved and grouped batches up to 32 chunks per system
-  // (H200, double: beyond that the Global variant is as fast or faster);
-  // contiguous batches of per-system systems at any n the teams allow
-  // (H200: 3.5-5.9x the copy time against 8-10.5x for Scratch)
-  const bool prefer = L == Layout::Contiguous ? F::kAutoContiguous : n <= 32 * M;
+  // Auto (GPUs): interleaved and grouped batches up to F::kAutoChunks
+  // chunks per system (Thomas: 32; H200, double: beyond that the Global
+  // variant is as fast or faster); contiguous batches of per-system systems
+  // at any n the teams allow (H200: 3.5-5.9x the copy time against 8-10.5x
+  // for Scratch)
+  const bool prefer = L == Layout::Contiguous ? F::kAutoContiguous : n <= F::kAutoChunks * M;
   if (v == Variant::Auto && !(is_device_exec<Exec>::value && prefer)) return false;
   const RegisterGeometry g = register_geometry(
       exec, nsys, n, M, L == Layout::Contiguous, scratch_per_thread, opt.team_size, opt.blocks_per_team, f);

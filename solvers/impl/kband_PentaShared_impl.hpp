@@ -10,10 +10,13 @@
 //    (kband_ThomasRegisters_impl.hpp) with a state of two values. Each
 //    system is cut into K chunks of M rows, a thread per chunk holding its
 //    rows in registers. A chunk maps the two values entering it to the two
-//    leaving it by an affine map of R^2, out = Y + G in (G 2x2); an inclusive
-//    scan of those maps over the chunks (team scratch) gives each chunk the
-//    exact state it starts from, and the chunk then reruns the recurrence
-//    from it. Forward from the first chunk, backward from the last.
+//    leaving it by an affine map of R^2, out = Y + G in, where G (2x2) comes
+//    from the matrix alone: the factor holds every chunk's G and the products
+//    of G a Hillis-Steele scan needs (PentaFactorData::tf, tb), so the scan
+//    over the chunks (team scratch) carries only Y. It gives each chunk the
+//    exact state it starts from; a row then adds its response to that state
+//    (PentaFactorData::hf, hb) to the value it got from a zero state, as the
+//    Thomas kernels do. Forward from the first chunk, backward from the last.
 //  * Recompute (PentaSharedRecompute): a thread per system, the forward pass
 //    twice. Pass 1 streams y and keeps z at the first two rows of every block
 //    of B rows, in x; pass 2 walks the blocks from the last one down, reads a
@@ -29,54 +32,50 @@
 namespace kband {
 namespace impl {
 
-/// Affine map of a two-value recurrence state: out0 = y0 + g00 in0 + g01 in1,
-/// out1 = y1 + g10 in0 + g11 in1; with Dot, two sums (d0, d1) that add up.
+/// The part of a chunk's affine map that depends on the right-hand side:
+/// out = (y0, y1) + G in, G from the factor's tables; with Dot, two sums
+/// (d0, d1) that add up.
 template <class T, bool Dot = false>
-struct Affine2Sum {
-  T g00, g01, g10, g11, y0, y1, d0, d1;
-  static constexpr int kT = Dot ? 8 : 6, kI = 0;
-  KOKKOS_INLINE_FUNCTION static Affine2Sum identity() { return {T(1), T(0), T(0), T(1), T(0), T(0), T(0), T(0)}; }
+struct Vec2Sum {
+  T y0, y1, d0, d1;
+  static constexpr int kT = Dot ? 4 : 2, kI = 0;
   KOKKOS_INLINE_FUNCTION void put(T* t, int*, int ts, int slot) const {
-    t[slot] = g00;
-    t[ts + slot] = g01;
-    t[2 * ts + slot] = g10;
-    t[3 * ts + slot] = g11;
-    t[4 * ts + slot] = y0;
-    t[5 * ts + slot] = y1;
+    t[slot] = y0;
+    t[ts + slot] = y1;
     if (Dot) {
-      t[6 * ts + slot] = d0;
-      t[7 * ts + slot] = d1;
+      t[2 * ts + slot] = d0;
+      t[3 * ts + slot] = d1;
     }
   }
   KOKKOS_INLINE_FUNCTION void get(const T* t, const int*, int ts, int slot) {
-    g00 = t[slot];
-    g01 = t[ts + slot];
-    g10 = t[2 * ts + slot];
-    g11 = t[3 * ts + slot];
-    y0 = t[4 * ts + slot];
-    y1 = t[5 * ts + slot];
-    d0 = Dot ? t[6 * ts + slot] : T(0);
-    d1 = Dot ? t[7 * ts + slot] : T(0);
-  }
-  /// One row of a recurrence v = (r - c1 * state0 - c2 * state1) * w on the
-  /// map: the new value becomes state0, the old state0 state1.
-  KOKKOS_INLINE_FUNCTION void step(T r, T c1, T c2, T w) {
-    const T v = (r - c1 * y0 - c2 * y1) * w;
-    const T h0 = -(c1 * g00 + c2 * g10) * w;
-    const T h1 = -(c1 * g01 + c2 * g11) * w;
-    y1 = y0, g10 = g00, g11 = g01;
-    y0 = v, g00 = h0, g01 = h1;
+    y0 = t[slot];
+    y1 = t[ts + slot];
+    d0 = Dot ? t[2 * ts + slot] : T(0);
+    d1 = Dot ? t[3 * ts + slot] : T(0);
   }
 };
 
-/// later o earlier
-template <class T, bool Dot>
-KOKKOS_INLINE_FUNCTION Affine2Sum<T, Dot> compose(const Affine2Sum<T, Dot>& l, const Affine2Sum<T, Dot>& e) {
-  return {l.g00 * e.g00 + l.g01 * e.g10,       l.g00 * e.g01 + l.g01 * e.g11,
-          l.g10 * e.g00 + l.g11 * e.g10,       l.g10 * e.g01 + l.g11 * e.g11,
-          l.y0 + l.g00 * e.y0 + l.g01 * e.y1,  l.y1 + l.g10 * e.y0 + l.g11 * e.y1,
-          l.d0 + e.d0,                         l.d1 + e.d1};
-}
+/// Joins chunk k's summary l with the one 2^r chunks away, e: l + G e, G
+/// the product of the maps of the 2^r chunks l covers (table row r).
+/// The table row of round r is loaded before the barrier ahead of the round.
+template <class T>
+struct TableJoin {
+  const T* tab;
+  int K, k;
+  T g0 = T(0), g1 = T(0), g2 = T(0), g3 = T(0);
+  KOKKOS_INLINE_FUNCTION TableJoin(const T* t, int K_, int k_) : tab(t), K(K_), k(k_) {}
+  KOKKOS_INLINE_FUNCTION void ahead(int r, bool used) {
+    if (used) {
+      const T* g = tab + (static_cast<size_t>(r) * K + k) * 4;
+      g0 = g[0], g1 = g[1], g2 = g[2], g3 = g[3];
+    }
+  }
+  template <bool Dot>
+  KOKKOS_INLINE_FUNCTION Vec2Sum<T, Dot> operator()(const Vec2Sum<T, Dot>& l, const Vec2Sum<T, Dot>& e,
+                                                    int) const {
+    return {l.y0 + g0 * e.y0 + g1 * e.y1, l.y1 + g2 * e.y0 + g3 * e.y1, l.d0 + e.d0, l.d1 + e.d1};
+  }
+};
 
 /// Every live system of the failed factor's blocks: x NaN, info the factor's.
 template <class T, class Mem, class BX, class Info>
@@ -107,11 +106,15 @@ struct PentaSharedRegisters : RegisterBase<Exec, T, M> {
   PentaSharedRegisters(const Base& b, const PentaFactorData<T, Mem>& f_, BY y_, BX x_, Info info_)
       : Base(b), f(f_), y(y_), x(x_), info(info_) {}
 
-  using Sum = Affine2Sum<T, Periodic>;
+  using Sum = Vec2Sum<T, Periodic>;
   static constexpr size_t kEntry = scan_entry<T, Sum>();
   static constexpr int kSystemsPerTeam = 16;
   static constexpr int kMinTeamStrided = 64;
   static constexpr bool kAutoContiguous = false;
+  // Auto: up to 8 chunks (n <= 128). H100, double, 2^27 points, t/copy
+  // interleaved / grouped: n = 64 1.15 / 0.98, n = 128 1.26 / 1.03; at
+  // n = 256 and 512 Recompute is faster (1.56-1.67 against 1.47-2.22)
+  static constexpr int kAutoChunks = 8;
   KOKKOS_INLINE_FUNCTION static size_t scratch_per_thread() { return 4 * kEntry; }
 
   KOKKOS_INLINE_FUNCTION void load(const Place& pl, int j0, int nr, T (&v)[M]) const {
@@ -154,30 +157,36 @@ KBAND_UNROLL
 
   KOKKOS_INLINE_FUNCTION void solve(const member_type& m, const Place& pl, char* raw, int j0, int nr,
                                     T (&v)[M]) const {
-    // forward: the chunk's map of (z_{j0-1}, z_{j0-2}) to its last two z
-    Sum fw = Sum::identity();
-KBAND_UNROLL
-    for (int u = 0; u < M; ++u)
-      if (u < nr) {
-        const int j = j0 + u;
-        fw.step(v[u], f.beta(j), f.a(j), f.w(j));
-        if (Periodic) {
-          fw.d0 += f.g1(j) * v[u];
-          fw.d1 += f.g2(j) * v[u];
-        }
-      }
-    Sum in, all;
-    this->template scan<false>(m, pl, Base::region(m, raw, 0, kEntry), kEntry, fw, Sum::identity(), in, all);
-    // the chunk's z from the state it starts from (the first chunk: zeros)
+    // forward pass of the chunk from z_{j0-1} = z_{j0-2} = 0
+    Sum fw{T(0), T(0), T(0), T(0)};
     {
-      T z1 = in.y0, z2 = in.y1;
+      T z1 = T(0), z2 = T(0);
 KBAND_UNROLL
       for (int u = 0; u < M; ++u)
         if (u < nr) {
           const int j = j0 + u;
+          if (Periodic) {
+            fw.d0 += f.g1(j) * v[u];
+            fw.d1 += f.g2(j) * v[u];
+          }
           const T z = (v[u] - f.a(j) * z2 - f.beta(j) * z1) * f.w(j);
           z2 = z1, z1 = z;
           v[u] = z;
+        }
+      fw.y0 = z1, fw.y1 = z2;
+    }
+    const Sum zero{T(0), T(0), T(0), T(0)};
+    Sum in, all;
+    this->template scan<false>(m, pl, Base::region(m, raw, 0, kEntry), kEntry, fw, zero, in, all,
+                               TableJoin<T>(f.tf.data(), this->K, pl.k));
+    // z from the state the chunk starts from: each row moves with it by the
+    // factor's hf
+    if (this->K > 1) {
+KBAND_UNROLL
+      for (int u = 0; u < M; ++u)
+        if (u < nr) {
+          const int j = j0 + u;
+          v[u] += f.hf(2 * j) * in.y0 + f.hf(2 * j + 1) * in.y1;
         }
     }
     // Woodbury weights from the dot products over the whole system
@@ -186,29 +195,38 @@ KBAND_UNROLL
       wt0 = f.hinv(0) * all.d0 + f.hinv(1) * all.d1;
       wt1 = f.hinv(2) * all.d0 + f.hinv(3) * all.d1;
     }
-    // backward: the chunk's map of (x_{j0+nr}, x_{j0+nr+1}) to (x_{j0}, x_{j0+1})
-    Affine2Sum<T> bw = Affine2Sum<T>::identity();
-KBAND_UNROLL
-    for (int u = M - 1; u >= 0; --u)
-      if (u < nr) {
-        const int j = j0 + u;
-        bw.step(v[u], f.p(j), f.q(j), T(1));
-      }
-    Affine2Sum<T> xin, xall;
-    this->template scan<true>(m, pl, Base::region(m, raw, 1, kEntry), kEntry, bw, Affine2Sum<T>::identity(), xin,
-                              xall);
-    if (!pl.live) return;
-    // the final values first, then the stores (no load waits behind a store)
+    // backward pass of the chunk from x_{j0+nr} = x_{j0+nr+1} = 0
+    Vec2Sum<T> bw{T(0), T(0), T(0), T(0)};
     {
-      T x1 = xin.y0, x2 = xin.y1;
+      T x1 = T(0), x2 = T(0);
 KBAND_UNROLL
       for (int u = M - 1; u >= 0; --u)
         if (u < nr) {
           const int j = j0 + u;
           const T xj = v[u] - f.p(j) * x1 - f.q(j) * x2;
           x2 = x1, x1 = xj;
-          v[u] = Periodic ? xj - wt0 * f.z1(j) - wt1 * f.z2(j) : xj;
+          v[u] = xj;
         }
+      bw.y0 = x1, bw.y1 = x2;
+    }
+    const Vec2Sum<T> xzero{T(0), T(0), T(0), T(0)};
+    Vec2Sum<T> xin, xall;
+    this->template scan<true>(m, pl, Base::region(m, raw, 1, kEntry), kEntry, bw, xzero, xin, xall,
+                              TableJoin<T>(f.tb.data(), this->K, pl.k));
+    if (!pl.live) return;
+    // the final values first, then the stores (no load waits behind a store)
+    if (this->K > 1) {
+KBAND_UNROLL
+      for (int u = 0; u < M; ++u)
+        if (u < nr) {
+          const int j = j0 + u;
+          v[u] += f.hb(2 * j) * xin.y0 + f.hb(2 * j + 1) * xin.y1;
+        }
+    }
+    if (Periodic) {
+KBAND_UNROLL
+      for (int u = 0; u < M; ++u)
+        if (u < nr) v[u] -= wt0 * f.z1(j0 + u) + wt1 * f.z2(j0 + u);
     }
     T* xp = &x(pl.s, j0);
     const size_t xrs = batch_traits<BX>::row_stride(x);

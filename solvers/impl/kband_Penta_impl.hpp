@@ -44,6 +44,22 @@ KOKKOS_INLINE_FUNCTION void penta_mask(int j, int n, T& a, T& b, T& d, T& e) {
   if (j > n - 3) e = T(0);
 }
 
+/// 2x2 matrix (PCR-Penta's blocks; the chunk maps of the shared solve).
+template <class T>
+struct M2 {
+  T a00, a01, a10, a11;
+  KOKKOS_INLINE_FUNCTION M2 operator*(const M2& o) const {
+    return {a00 * o.a00 + a01 * o.a10, a00 * o.a01 + a01 * o.a11, a10 * o.a00 + a11 * o.a10,
+            a10 * o.a01 + a11 * o.a11};
+  }
+  KOKKOS_INLINE_FUNCTION T det() const { return a00 * a11 - a01 * a10; }
+  /// Inverse (through 1/det; the caller checks det).
+  KOKKOS_INLINE_FUNCTION M2 inverse() const {
+    const T r = T(1) / det();
+    return {a11 * r, -a01 * r, -a10 * r, a00 * r};
+  }
+};
+
 /// Corner data of one periodic system (see the file comment).
 template <class T>
 struct PentaCorners {
@@ -275,6 +291,9 @@ struct PentaPerSystem : ThomasBase<Exec, BX, batch_value_t<BX>, W>,
 // ---------------------------------------------------------------------------
 // Shared coefficients: one matrix factored once (one device thread).
 // ---------------------------------------------------------------------------
+/// Chunks of the Registers variant's tables at most (a team's threads).
+constexpr int kPentaTableChunks = 1024;
+
 template <class T, class Mem>
 struct PentaFactorData {
   Kokkos::View<T*, Mem> a, beta, w, p, q;  // L (a, beta, 1/mu) and U (p, q) of A'
@@ -282,9 +301,29 @@ struct PentaFactorData {
   Kokkos::View<T*, Mem> g1, g2;            // periodic: A'^-T V, so that V^T A'^-1 y = (g1.y, g2.y)
   Kokkos::View<T[4], Mem> hinv;            // periodic: H^-1, row-major
   Kokkos::View<int, Mem> info;
+  // Registers variant: the rows are cut into tk chunks of tm rows. A chunk's
+  // forward pass maps (z_{j0-1}, z_{j0-2}) linearly (for y = 0) to its last
+  // two z, its backward pass (x_{j1+1}, x_{j1+2}) to (x_{j0}, x_{j0+1}).
+  // tf[(r * tk + k) * 4 + ..] is the row-major product of the forward maps of
+  // chunks k-2^r+1 .. k (from 0 when fewer), later ones on the left; tb the
+  // product of the backward maps of chunks k .. k+2^r-1, lower ones on the
+  // left; r < tr = ceil(log2 tk). hf(2j), hf(2j+1): the row of that forward
+  // map for z_j of row j's chunk (how z_j moves with the chunk's input); hb
+  // likewise for x_j. Empty when tk < 2 or tk > kPentaTableChunks.
+  Kokkos::View<T*, Mem> tf, tb, hf, hb;
+  int tk = 0, tm = 0, tr = 0;
   int n = 0;
   bool periodic = false;
 };
+
+/// One row of v = -(c1 s0 + c2 s1) w on the linear map m of a two-value
+/// state (rows: s0, s1; columns: the chunk's input): v becomes s0, s0 s1.
+template <class T>
+KOKKOS_INLINE_FUNCTION void penta_map_step(M2<T>& m, T c1, T c2, T w) {
+  const T h0 = -(c1 * m.a00 + c2 * m.a10) * w, h1 = -(c1 * m.a01 + c2 * m.a11) * w;
+  m.a10 = m.a00, m.a11 = m.a01;
+  m.a00 = h0, m.a01 = h1;
+}
 
 template <class T, class Mem, class VA, class VB, class VC, class VD, class VE>
 struct PentaFactorKernel {
@@ -367,7 +406,42 @@ struct PentaFactorKernel {
       if (!ok) bad = n;
       f.hinv(0) = i00, f.hinv(1) = i01, f.hinv(2) = i10, f.hinv(3) = i11;
     }
+    if (f.tk > 1) tables();
     f.info() = bad;
+  }
+
+  KOKKOS_INLINE_FUNCTION void put(const Kokkos::View<T*, Mem>& t, int r, int k, const M2<T>& m) const {
+    const size_t o = (static_cast<size_t>(r) * f.tk + k) * 4;
+    t(o) = m.a00, t(o + 1) = m.a01, t(o + 2) = m.a10, t(o + 3) = m.a11;
+  }
+  KOKKOS_INLINE_FUNCTION M2<T> get(const Kokkos::View<T*, Mem>& t, int r, int k) const {
+    const size_t o = (static_cast<size_t>(r) * f.tk + k) * 4;
+    return {t(o), t(o + 1), t(o + 2), t(o + 3)};
+  }
+  /// The chunk maps of the Registers variant and their products.
+  KOKKOS_INLINE_FUNCTION void tables() const {
+    const int n = f.n, K = f.tk, M = f.tm;
+    for (int k = 0; k < K; ++k) {
+      const int j0 = k * M, j1 = j0 + M < n ? j0 + M : n;
+      M2<T> g{T(1), T(0), T(0), T(1)}, h{T(1), T(0), T(0), T(1)};
+      for (int j = j0; j < j1; ++j) {
+        penta_map_step(g, f.beta(j), f.a(j), f.w(j));
+        f.hf(2 * j) = g.a00, f.hf(2 * j + 1) = g.a01;
+      }
+      for (int j = j1 - 1; j >= j0; --j) {
+        penta_map_step(h, f.p(j), f.q(j), T(1));
+        f.hb(2 * j) = h.a00, f.hb(2 * j + 1) = h.a01;
+      }
+      put(f.tf, 0, k, g);
+      put(f.tb, 0, k, h);
+    }
+    for (int r = 1; r < f.tr; ++r) {
+      const int off = 1 << (r - 1);
+      for (int k = 0; k < K; ++k) {
+        put(f.tf, r, k, k >= off ? get(f.tf, r - 1, k) * get(f.tf, r - 1, k - off) : get(f.tf, r - 1, k));
+        put(f.tb, r, k, k + off < K ? get(f.tb, r - 1, k) * get(f.tb, r - 1, k + off) : get(f.tb, r - 1, k));
+      }
+    }
   }
 };
 
@@ -469,20 +543,6 @@ struct PentaShared : ThomasBase<Exec, BX, T, W> {
 // B_I <- B_I + alpha C_{I-s} + gamma A_{I+s}, Y_I likewise; block rows outside
 // [0, m) are identity rows. After ceil(log2 m) steps X_I = B_I^-1 Y_I.
 // ---------------------------------------------------------------------------
-template <class T>
-struct M2 {
-  T a00, a01, a10, a11;
-  KOKKOS_INLINE_FUNCTION M2 operator*(const M2& o) const {
-    return {a00 * o.a00 + a01 * o.a10, a00 * o.a01 + a01 * o.a11, a10 * o.a00 + a11 * o.a10,
-            a10 * o.a01 + a11 * o.a11};
-  }
-  KOKKOS_INLINE_FUNCTION T det() const { return a00 * a11 - a01 * a10; }
-  /// Inverse (through 1/det; the caller checks det).
-  KOKKOS_INLINE_FUNCTION M2 inverse() const {
-    const T r = T(1) / det();
-    return {a11 * r, -a01 * r, -a10 * r, a00 * r};
-  }
-};
 
 template <class Exec, class BA, class BB, class BC, class BD, class BE, class BY, class BX, class Info>
 struct PCRPentaKernel : PentaArgs<BA, BB, BC, BD, BE, BY, BX, Info> {

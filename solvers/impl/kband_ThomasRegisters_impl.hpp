@@ -120,6 +120,18 @@ KOKKOS_INLINE_FUNCTION MoebiusSum<T> compose(const MoebiusSum<T>& l, const Moebi
   return r;
 }
 
+/// How a scan joins a chunk's summary l with an earlier one e in round r
+/// (Hillis-Steele, distance 2^r): compose(l, e). `ahead(r, used)` runs before
+/// the barrier that precedes round r (`used`: whether this thread joins in
+/// it), so that a join can load what it needs while the team waits.
+struct ComposeSums {
+  template <class S>
+  KOKKOS_INLINE_FUNCTION S operator()(const S& l, const S& e, int) const {
+    return compose(l, e);
+  }
+  KOKKOS_INLINE_FUNCTION void ahead(int, bool) {}
+};
+
 /// Where a thread's chunk is, and the scan over the K chunks of its system.
 template <class Exec, class T, int M>
 struct RegisterBase {
@@ -174,10 +186,10 @@ struct RegisterBase {
   /// one (ident for the first chunk) and `total` the value over all chunks.
   /// The region must not be the one the previous scan used: its results may
   /// still be read (callers alternate two regions, so no barrier is needed
-  /// before the first write).
-  template <bool Reverse, class S>
+  /// before the first write). `join` combines two summaries (ComposeSums).
+  template <bool Reverse, class S, class Join = ComposeSums>
   KOKKOS_INLINE_FUNCTION S scan(const member_type& m, const Place& pl, char* region, size_t entry, S v,
-                                const S& ident, S& excl, S& total) const {
+                                const S& ident, S& excl, S& total, Join join = Join()) const {
     const int ts = m.team_size();
     const size_t half = entry * ts;
     auto tp = [&](int h) { return reinterpret_cast<T*>(region + h * half); };
@@ -185,16 +197,18 @@ struct RegisterBase {
     const int kk = Reverse ? K - 1 - pl.k : pl.k;
     const int dir = Reverse ? 1 : -1;  // towards earlier chunks
     v.put(tp(0), ip(0), ts, pl.slot);
+    join.ahead(0, kk >= 1 && K > 1);
     m.team_barrier();
     int cur = 0;
-    for (int off = 1; off < K; off *= 2) {
+    for (int off = 1, r = 0; off < K; off *= 2, ++r) {
       if (kk >= off) {
         S e;
         e.get(tp(cur), ip(cur), ts, pl.slot + dir * off * pl.stride);
-        v = compose(v, e);
+        v = join(v, e, r);
       }
       v.put(tp(1 - cur), ip(1 - cur), ts, pl.slot);
       cur = 1 - cur;
+      join.ahead(r + 1, kk >= 2 * off && 2 * off < K);
       m.team_barrier();
     }
     if (kk > 0)
@@ -234,6 +248,7 @@ struct ThomasSharedRegisters : RegisterBase<Exec, T, M> {
   static constexpr int kSystemsPerTeam = 16;  // kband's choice of P (H200: 16-32 best for n = 32 .. 512)
   static constexpr int kMinTeamStrided = 64;  // threads at least, interleaved and grouped batches
   static constexpr bool kAutoContiguous = false;  // H200: slower than Scratch on contiguous batches
+  static constexpr int kAutoChunks = 32;          // Auto's limit on interleaved and grouped batches
   KOKKOS_INLINE_FUNCTION static size_t scratch_per_thread() { return 4 * kEntry; }
 
   KOKKOS_INLINE_FUNCTION void load(const Place& pl, int j0, int nr, T (&y)[M]) const {
@@ -363,6 +378,7 @@ struct ThomasPerSystemRegisters : RegisterBase<Exec, batch_value_t<BX>, M> {
   // batches 1.2x slower, so they keep 64)
   static constexpr int kMinTeamStrided = 256;
   static constexpr bool kAutoContiguous = true;  // H200: about 2x faster than Scratch there
+  static constexpr int kAutoChunks = 32;         // Auto's limit on interleaved and grouped batches
   static constexpr size_t kEntry = scan_entry<T, MoebiusSum<T>>() > scan_entry<T, Sum>() ? scan_entry<T, MoebiusSum<T>>()
                                                                                          : scan_entry<T, Sum>();
   KOKKOS_INLINE_FUNCTION static size_t scratch_per_thread() { return 4 * kEntry; }
