@@ -317,6 +317,7 @@ class PentaBench {
       const int nsys = static_cast<int>(std::max<long long>(1, o_.points / n));
       interleaved_rows(n, nsys);
       grouped_rows(n, nsys);
+      shared_rows<COps>(n, nsys);
       if (n <= o_.dense_max_n && o_.has("dense")) dense_rows(n, nsys);
       if (o_.has("pcr"))
         for (int nb : o_.pcr_batches) pcr_rows(n, nb);
@@ -420,7 +421,7 @@ class PentaBench {
     return [x] { Kokkos::deep_copy(x.view(), std::numeric_limits<T>::quiet_NaN()); };
   }
 
-  /// penta in every variant and penta-shared on layout Ops.
+  /// penta in every variant, then penta-shared, on layout Ops.
   template <class Ops>
   void kband_rows(int n, int nsys) {
     const std::string lname = kband::layout_name(Ops::layout);
@@ -436,8 +437,15 @@ class PentaBench {
               nan_poison(D.x), reader(D.x, nsys, n), false);
       }
     }
-    // shared matrix: only y and x per system
+    shared_rows<Ops>(n, nsys);
+  }
+
+  /// penta-shared (one PentadiagonalFactor, every variant) on layout Ops:
+  /// only y and x per system.
+  template <class Ops>
+  void shared_rows(int n, int nsys) {
     if (!o_.has("shared")) return;
+    const std::string lname = kband::layout_name(Ops::layout);
     const int n1 = n;
     V1 sa(noinit("sa"), n1), sb(noinit("sb"), n1), sc(noinit("sc"), n1), sd(noinit("sd"), n1), se(noinit("se"), n1);
     Kokkos::parallel_for("kband_bench::fill_shared_penta", Policy(exec_, 0, n1),
@@ -659,6 +667,7 @@ class PentaBench {
     bw_line("penta grouped", "penta", "grouped", 0.70);
     bw_line("penta-shared interleaved", "penta-shared", "interleaved", 0.85);
     bw_line("penta-shared grouped", "penta-shared", "grouped", 0.85);
+    bw_line("penta-shared contiguous", "penta-shared", "contiguous", 0.85);
     // PCR-Penta vs elimination: which to pick when
     for (int nb : o_.pcr_batches) {
       std::ostringstream os;

@@ -228,7 +228,8 @@ class PentadiagonalFactor {
 /// stores none (y read twice, x written once), Scratch and Global store z.
 /// Auto on GPUs: Registers for interleaved and grouped batches of n <= 128,
 /// Recompute past that when the batch has systems for an eighth of the
-/// device's threads, else Scratch or Global; on hosts Global.
+/// device's threads, else Scratch or Global; on hosts Recompute for
+/// interleaved and grouped batches, Global for contiguous ones.
 template <class Exec, class T, class Mem, class BY, class BX, class Info>
 void penta(const Exec& exec, const PentadiagonalFactor<T, Mem>& factor, const BY& y, const BX& x, const Info& info,
            const SolveOptions& opt = {}) {
@@ -266,12 +267,17 @@ void penta(const Exec& exec, const PentadiagonalFactor<T, Mem>& factor, const BY
   }
   constexpr int W = impl::thomas_lanes<Exec, BX, 1>::value;
   using Base = impl::ThomasBase<Exec, BX, T, W>;
-  // Recompute: asked for, or Auto on GPUs where it serves Thomas (interleaved
-  // and grouped batches past Registers' sizes, systems for an eighth of the
-  // device's threads)
+  // Recompute: asked for, or Auto on interleaved and grouped batches: on GPUs
+  // past Registers' sizes with systems for an eighth of the device's threads
+  // (H100, 2^27 points, n = 256..2048: 1.56-2.02x the copy time against
+  // 1.91-2.25x for Global; at n = 4096, 32768 systems, Global's 2.07-2.13x
+  // against 2.44-2.49x), on hosts always (one core of an AMD EPYC, 2^20
+  // points, n = 64..4096: 1.0-1.7x faster than Global; contiguous batches
+  // within 7 %, so they keep Global)
+  const bool device = impl::is_device_exec<Exec>::value;
   if (opt.variant == Variant::Recompute ||
-      (opt.variant == Variant::Auto && impl::is_device_exec<Exec>::value && tx::layout != Layout::Contiguous &&
-       static_cast<long>(nsys) * 8 >= static_cast<long>(exec.concurrency()))) {
+      (opt.variant == Variant::Auto && tx::layout != Layout::Contiguous &&
+       (!device || static_cast<long>(nsys) * 8 >= static_cast<long>(exec.concurrency())))) {
     SolveOptions og = opt;
     og.variant = Variant::Global;
     og.team_size = opt.team_size > 0 && opt.team_size < 128 ? opt.team_size : 128;
