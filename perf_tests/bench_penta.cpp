@@ -379,10 +379,7 @@ class PentaBench {
     poison();
     Stats s;
     try {
-      // 3 untimed calls: right after the one-thread factor kernel and the
-      // fills, the first row of a group ran 10-15 % slower than the same
-      // kernel a row later with one (H100)
-      s = time_fenced(3, o_.reps, f, refresh);
+      s = time_fenced(1, o_.reps, f, refresh);
     } catch (const kband::Error& e) {
       return na(r, e.what());
     }
