@@ -152,11 +152,11 @@ TYPED_TEST(PentaAccuracy, SharedFactor) { TestFixture::sweep(PSolver::Shared, al
 TYPED_TEST(PentaAccuracy, SharedFactorPeriodic) { TestFixture::sweep(PSolver::SharedPeriodic, all_variants(), {0}); }
 // Shared factors in the variants that store no intermediate row: Registers
 // (16 rows a thread) one row short of and past whole chunks, a last chunk of
-// one row, teams that solve 3 blocks of systems in turn; Recompute (blocks of
-// KBAND_RECOMPUTE_ROWS rows with two checkpoint rows each) at block
-// boundaries, a last block of one and two rows, in place too. Every backend
-// serves Recompute, and Registers when one chunk holds the system; a GPU
-// serves Registers for every n here.
+// one row, teams that solve 3 blocks of systems in turn; Recompute (blocks
+// of KBAND_RECOMPUTE_ROWS rows with two checkpoint rows each) at block
+// boundaries, a last block of one and two rows. Both in place too. Every
+// backend serves Recompute, and Registers when one chunk holds the system;
+// a GPU serves Registers for every n here.
 TYPED_TEST(PentaAccuracy, SharedRegistersAndRecompute) {
   using T = typename TestFixture::T;
   using L = typename TestFixture::L;
@@ -168,11 +168,12 @@ TYPED_TEST(PentaAccuracy, SharedRegistersAndRecompute) {
                   257}) {
       if (psolver_periodic(solver) && n < 5) continue;
       for (int nsys : {1, kSZ + 1, 70}) {
-        for (int blocks : {0, 3}) {
-          const bool served = run_penta<T, B>(solver, L::name(), n, nsys, kband::Variant::Registers, 0, false,
-                                              blocks, "Variant::Registers");
-          if (n <= M || device) EXPECT_TRUE(served) << psolver_name(solver) << " Registers n=" << n;
-        }
+        for (int blocks : {0, 3})
+          for (bool inplace : {false, true}) {
+            const bool served = run_penta<T, B>(solver, L::name(), n, nsys, kband::Variant::Registers, 0, inplace,
+                                                blocks, "Variant::Registers");
+            if (n <= M || device) EXPECT_TRUE(served) << psolver_name(solver) << " Registers n=" << n;
+          }
         for (bool inplace : {false, true}) {
           const bool served =
               run_penta<T, B>(solver, L::name(), n, nsys, kband::Variant::Recompute, 0, inplace, 0, nullptr);

@@ -77,19 +77,6 @@ struct TableJoin {
   }
 };
 
-/// Every live system of the failed factor's blocks: x NaN, info the factor's.
-template <class T, class Mem, class BX, class Info>
-KOKKOS_INLINE_FUNCTION bool penta_factor_failed(const PentaFactorData<T, Mem>& f, const BX& x, const Info& info,
-                                                int s0, int nlc, int n, T nan) {
-  const int finfo = f.info();
-  if (finfo == 0) return false;
-  for (int l = 0; l < nlc; ++l) {
-    info(s0 + l) = finfo;
-    for (int j = 0; j < n; ++j) x(s0 + l, j) = nan;
-  }
-  return true;
-}
-
 // ---------------------------------------------------------------------------
 // Registers: a team of P systems, K chunks of M rows each, a thread per chunk.
 // ---------------------------------------------------------------------------
@@ -115,8 +102,10 @@ struct PentaSharedRegisters : RegisterBase<Exec, T, M> {
   static constexpr int kMinTeamStrided = 128;
   static constexpr bool kAutoContiguous = false;
   // Auto: up to 8 chunks (n <= 128). H100, double, 2^27 points, t/copy
-  // interleaved / grouped: n = 64 1.15 / 0.98, n = 128 1.26 / 1.03; at
-  // n = 256 and 512 Recompute is faster (1.56-1.67 against 1.47-2.22)
+  // interleaved / grouped: n = 64 1.15 / 0.98, n = 128 1.26 / 1.03. At
+  // n = 256 Registers wins on grouped batches only (1.47-1.51 against
+  // Recompute's 1.52-1.57), at n = 512 Recompute everywhere (1.61-1.71
+  // against 2.02-2.41)
   static constexpr int kAutoChunks = 8;
   KOKKOS_INLINE_FUNCTION static size_t scratch_per_thread() { return 4 * kEntry; }
 
@@ -266,7 +255,7 @@ struct PentaSharedRecompute : ThomasBase<Exec, BX, T, W> {
   KOKKOS_INLINE_FUNCTION void solve(const member_type&, const int s0, const int nl) const {
     const int nlc = NL > 0 ? NL : nl;
     const int n = this->n;
-    if (penta_factor_failed(f, x, info, s0, nlc, n, this->nan)) return;
+    if (factor_failed(f, x, info, s0, nlc, n, this->nan)) return;
     const Rows r = shared_rows<T>(y, x, s0);
     const int nb = (n + B - 1) / B;
     T z1[W], z2[W], dot0[W], dot1[W];

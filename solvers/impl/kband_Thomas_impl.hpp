@@ -369,11 +369,12 @@ KOKKOS_INLINE_FUNCTION SharedRows<T> shared_rows(const BD& d, const BX& x, int s
           batch_traits<BD>::lane_stride(d), batch_traits<BX>::lane_stride(x)};
 }
 
-/// A failed factor: every lane's x is NaN and its info the factor's. Returns
-/// whether it failed (the same for every thread).
-template <class T, class Mem, class BX, class Info>
-KOKKOS_INLINE_FUNCTION bool factor_failed(const FactorData<T, Mem>& f, const BX& x, const Info& info, int s0,
-                                          int nlc, int n, T nan) {
+/// A failed factor (FactorData, or any factor with an `info` View): every
+/// lane's x is NaN and its info the factor's. Returns whether it failed (the
+/// same for every thread).
+template <class F, class BX, class Info, class T>
+KOKKOS_INLINE_FUNCTION bool factor_failed(const F& f, const BX& x, const Info& info, int s0, int nlc, int n,
+                                          T nan) {
   const int finfo = f.info();
   if (finfo == 0) return false;
   for (int l = 0; l < nlc; ++l) {
