@@ -81,7 +81,9 @@ struct TableJoin {
 // Registers: a team of P systems, K chunks of M rows each, a thread per chunk.
 // ---------------------------------------------------------------------------
 template <class Exec, class T, class Mem, class BY, class BX, class Info, int M, bool Periodic>
-struct PentaSharedRegisters : RegisterBase<Exec, T, M> {
+struct PentaSharedRegisters
+    : SharedRegistersLoop<PentaSharedRegisters<Exec, T, Mem, BY, BX, Info, M, Periodic>, Exec, T, M> {
+  using Loop = SharedRegistersLoop<PentaSharedRegisters, Exec, T, M>;
   using Base = RegisterBase<Exec, T, M>;
   using typename Base::member_type;
   using Place = typename Base::Place;
@@ -91,7 +93,8 @@ struct PentaSharedRegisters : RegisterBase<Exec, T, M> {
   Info info;
 
   PentaSharedRegisters(const Base& b, const PentaFactorData<T, Mem>& f_, BY y_, BX x_, Info info_)
-      : Base(b), f(f_), y(y_), x(x_), info(info_) {}
+      : Loop(b), f(f_), y(y_), x(x_), info(info_) {}
+  KOKKOS_INLINE_FUNCTION const BY& rhs() const { return y; }
 
   using Sum = Vec2Sum<T, Periodic>;
   static constexpr size_t kEntry = scan_entry<T, Sum>();
@@ -108,44 +111,6 @@ struct PentaSharedRegisters : RegisterBase<Exec, T, M> {
   // against 2.02-2.41)
   static constexpr int kAutoChunks = 8;
   KOKKOS_INLINE_FUNCTION static size_t scratch_per_thread() { return 4 * kEntry; }
-
-  KOKKOS_INLINE_FUNCTION void load(const Place& pl, int j0, int nr, T (&v)[M]) const {
-    const T* yp = pl.live ? &y(pl.s, j0) : nullptr;
-    const size_t yrs = batch_traits<BY>::row_stride(y);
-KBAND_UNROLL
-    for (int u = 0; u < M; ++u) v[u] = (yp != nullptr && u < nr) ? yp[u * yrs] : T(0);
-  }
-
-  /// Each team solves R blocks of P systems; the right-hand sides of the next
-  /// block are loaded before the current one is solved.
-  KOKKOS_FUNCTION void operator()(const member_type& m) const {
-    const Place pl0 = this->place(m);
-    const int j0 = pl0.k * M, nr = this->rows(pl0.k);
-    int b0, b1;
-    this->blocks(m, b0, b1);
-    const int finfo = f.info();  // the same for every thread: no barrier is skipped
-    if (finfo != 0) {
-      for (int b = b0; b < b1; ++b) {
-        const Place pl = this->at(pl0, b);
-        if (!pl.live) continue;
-        for (int u = 0; u < nr; ++u) x(pl.s, j0 + u) = this->nan;
-        if (pl.k == 0) info(pl.s) = finfo;
-      }
-      return;
-    }
-    char* raw = static_cast<char*>(m.team_scratch(0).get_shmem(m.team_size() * scratch_per_thread()));
-    T v[M], vn[M];
-    load(this->at(pl0, b0), j0, nr, v);
-    for (int b = b0; b < b1; ++b) {
-      const bool more = b + 1 < b1;
-      if (more) load(this->at(pl0, b + 1), j0, nr, vn);
-      solve(m, this->at(pl0, b), raw, j0, nr, v);
-      if (more) {
-KBAND_UNROLL
-        for (int u = 0; u < M; ++u) v[u] = vn[u];
-      }
-    }
-  }
 
   KOKKOS_INLINE_FUNCTION void solve(const member_type& m, const Place& pl, char* raw, int j0, int nr,
                                     T (&v)[M]) const {

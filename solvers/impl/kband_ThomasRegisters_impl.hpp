@@ -226,12 +226,66 @@ struct RegisterBase {
   }
 };
 
+/// The team loop of the shared-factor Registers kernels. Derived holds the
+/// factor `f` (with an `info` View), x, info, the right-hand sides (rhs())
+/// and solve(m, pl, raw, j0, nr, v), which solves the block whose rows of
+/// this thread's chunk are in v. Each team solves R blocks of P systems; the
+/// right-hand sides of the next block are loaded before the current one is
+/// solved, so that loads stay in flight while the scans run.
+template <class Derived, class Exec, class T, int M>
+struct SharedRegistersLoop : RegisterBase<Exec, T, M> {
+  using Base = RegisterBase<Exec, T, M>;
+  using typename Base::member_type;
+  using Place = typename Base::Place;
+  explicit SharedRegistersLoop(const Base& b) : Base(b) {}
+
+  template <class BD>
+  KOKKOS_INLINE_FUNCTION static void load(const BD& d, const Place& pl, int j0, int nr, T (&v)[M]) {
+    const T* dp = pl.live ? &d(pl.s, j0) : nullptr;
+    const size_t drs = batch_traits<BD>::row_stride(d);
+KBAND_UNROLL
+    for (int u = 0; u < M; ++u) v[u] = (dp != nullptr && u < nr) ? dp[u * drs] : T(0);
+  }
+
+  KOKKOS_FUNCTION void operator()(const member_type& m) const {
+    const Derived& self = static_cast<const Derived&>(*this);
+    const Place pl0 = this->place(m);
+    const int j0 = pl0.k * M, nr = this->rows(pl0.k);
+    int b0, b1;
+    this->blocks(m, b0, b1);
+    const int finfo = self.f.info();  // the same for every thread: no barrier is skipped
+    if (finfo != 0) {
+      for (int b = b0; b < b1; ++b) {
+        const Place pl = this->at(pl0, b);
+        if (!pl.live) continue;
+        for (int u = 0; u < nr; ++u) self.x(pl.s, j0 + u) = this->nan;
+        if (pl.k == 0) self.info(pl.s) = finfo;
+      }
+      return;
+    }
+    char* raw = static_cast<char*>(m.team_scratch(0).get_shmem(m.team_size() * Derived::scratch_per_thread()));
+    T v[M], vn[M];
+    load(self.rhs(), this->at(pl0, b0), j0, nr, v);
+    for (int b = b0; b < b1; ++b) {
+      const bool more = b + 1 < b1;
+      if (more) load(self.rhs(), this->at(pl0, b + 1), j0, nr, vn);
+      self.solve(m, this->at(pl0, b), raw, j0, nr, v);
+      if (more) {
+KBAND_UNROLL
+        for (int u = 0; u < M; ++u) v[u] = vn[u];
+      }
+    }
+  }
+};
+
 // ---------------------------------------------------------------------------
 // Shared coefficients (FactorData of kband_Thomas_impl.hpp): the pivots are
 // known, only the two affine scans remain.
 // ---------------------------------------------------------------------------
 template <class Exec, class T, class Mem, class BD, class BX, class Info, int M, bool Periodic>
-struct ThomasSharedRegisters : RegisterBase<Exec, T, M> {
+struct ThomasSharedRegisters
+    : SharedRegistersLoop<ThomasSharedRegisters<Exec, T, Mem, BD, BX, Info, M, Periodic>, Exec, T, M> {
+  using Loop = SharedRegistersLoop<ThomasSharedRegisters, Exec, T, M>;
   using Base = RegisterBase<Exec, T, M>;
   using typename Base::member_type;
   using Place = typename Base::Place;
@@ -241,7 +295,8 @@ struct ThomasSharedRegisters : RegisterBase<Exec, T, M> {
   Info info;
 
   ThomasSharedRegisters(const Base& b, const FactorData<T, Mem>& f_, BD d_, BX x_, Info info_)
-      : Base(b), f(f_), d(d_), x(x_), info(info_) {}
+      : Loop(b), f(f_), d(d_), x(x_), info(info_) {}
+  KOKKOS_INLINE_FUNCTION const BD& rhs() const { return d; }
 
   using Sum = AffineSum<T, Periodic, false>;
   static constexpr size_t kEntry = scan_entry<T, Sum>();
@@ -250,45 +305,6 @@ struct ThomasSharedRegisters : RegisterBase<Exec, T, M> {
   static constexpr bool kAutoContiguous = false;  // H200: slower than Scratch on contiguous batches
   static constexpr int kAutoChunks = 32;          // Auto's limit on interleaved and grouped batches
   KOKKOS_INLINE_FUNCTION static size_t scratch_per_thread() { return 4 * kEntry; }
-
-  KOKKOS_INLINE_FUNCTION void load(const Place& pl, int j0, int nr, T (&y)[M]) const {
-    const T* dp = pl.live ? &d(pl.s, j0) : nullptr;
-    const size_t drs = batch_traits<BD>::row_stride(d);
-KBAND_UNROLL
-    for (int u = 0; u < M; ++u) y[u] = (dp != nullptr && u < nr) ? dp[u * drs] : T(0);
-  }
-
-  /// Each team solves R blocks of P systems; the right-hand sides of the next
-  /// block are loaded before the current one is solved, so that loads stay in
-  /// flight while the scans run.
-  KOKKOS_FUNCTION void operator()(const member_type& m) const {
-    const Place pl0 = this->place(m);
-    const int j0 = pl0.k * M, nr = this->rows(pl0.k);
-    int b0, b1;
-    this->blocks(m, b0, b1);
-    const int finfo = f.info();  // the same for every thread: no barrier is skipped
-    if (finfo != 0) {
-      for (int b = b0; b < b1; ++b) {
-        const Place pl = this->at(pl0, b);
-        if (!pl.live) continue;
-        for (int u = 0; u < nr; ++u) x(pl.s, j0 + u) = this->nan;
-        if (pl.k == 0) info(pl.s) = finfo;
-      }
-      return;
-    }
-    char* raw = static_cast<char*>(m.team_scratch(0).get_shmem(m.team_size() * scratch_per_thread()));
-    T y[M], yn[M];
-    load(this->at(pl0, b0), j0, nr, y);
-    for (int b = b0; b < b1; ++b) {
-      const bool more = b + 1 < b1;
-      if (more) load(this->at(pl0, b + 1), j0, nr, yn);
-      solve(m, this->at(pl0, b), raw, j0, nr, y);
-      if (more) {
-KBAND_UNROLL
-        for (int u = 0; u < M; ++u) y[u] = yn[u];
-      }
-    }
-  }
 
   KOKKOS_INLINE_FUNCTION void solve(const member_type& m, const Place& pl, char* raw, int j0, int nr,
                                     T (&y)[M]) const {
