@@ -203,7 +203,7 @@ struct PentaSharedRecompute : ThomasBase<Exec, BX, T, W> {
   using Base = ThomasBase<Exec, BX, T, W>;
   using typename Base::member_type;
   using Rows = SharedRows<T>;
-  using Block = T[B][W];
+  using Block = typename RecomputeBlocks<T, W, B>::Block;
   PentaFactorData<T, Mem> f;
   BY y;
   BX x;
@@ -252,19 +252,10 @@ struct PentaSharedRecompute : ThomasBase<Exec, BX, T, W> {
   /// The block's right-hand sides; pass 2 (`checkpoint`) takes its first two
   /// rows from x, where pass 1 left z.
   KOKKOS_INLINE_FUNCTION void load(const Rows& r, int jb, int nlc, bool checkpoint, Block& v) const {
-    const int nr = rows(jb);
-    const T* yp = r.d + jb * r.drs;
-    const T* xp = r.x + jb * r.xrs;
-KBAND_UNROLL
-    for (int u = 0; u < B; ++u)
-      if (u < nr)
-        for (int l = 0; l < nlc; ++l)
-          v[u][l] = checkpoint && u < 2 ? xp[u * r.xrs + l * r.xls] : yp[u * r.drs + l * r.dls];
+    RecomputeBlocks<T, W, B>::template load<2>(r, jb, rows(jb), nlc, checkpoint, v);
   }
   KOKKOS_INLINE_FUNCTION static void copy(const Block& from, Block& to, int nlc) {
-KBAND_UNROLL
-    for (int u = 0; u < B; ++u)
-      for (int l = 0; l < nlc; ++l) to[u][l] = from[u][l];
+    RecomputeBlocks<T, W, B>::copy(from, to, nlc);
   }
 
   /// Pass 1 over the block at row jb: z through the block, its first two

@@ -495,6 +495,30 @@ struct ThomasShared
   }
 };
 
+/// Blocks of B rows of a thread's W lanes (the Recompute kernels).
+template <class T, int W, int B>
+struct RecomputeBlocks {
+  using Block = T[B][W];
+  /// Rows jb .. jb+nr-1 of the lanes; with `checkpoint` (pass 2) the first C
+  /// come from x, where pass 1 left them, the others from d.
+  template <int C>
+  KOKKOS_INLINE_FUNCTION static void load(const SharedRows<T>& r, int jb, int nr, int nlc, bool checkpoint,
+                                          Block& v) {
+    const T* dp = r.d + jb * r.drs;
+    const T* xp = r.x + jb * r.xrs;
+KBAND_UNROLL
+    for (int u = 0; u < B; ++u)
+      if (u < nr)
+        for (int l = 0; l < nlc; ++l)
+          v[u][l] = checkpoint && u < C ? xp[u * r.xrs + l * r.xls] : dp[u * r.drs + l * r.dls];
+  }
+  KOKKOS_INLINE_FUNCTION static void copy(const Block& from, Block& to, int nlc) {
+KBAND_UNROLL
+    for (int u = 0; u < B; ++u)
+      for (int l = 0; l < nlc; ++l) to[u][l] = from[u][l];
+  }
+};
+
 // ---------------------------------------------------------------------------
 // Shared coefficients, Recompute variant: the forward pass runs twice and no
 // intermediate row is stored. Pass 1 streams d once and keeps y only at the
@@ -561,18 +585,10 @@ struct ThomasSharedRecompute
   /// The block's right-hand sides; pass 2 (`checkpoint`) takes its first row
   /// from x, where pass 1 left y.
   KOKKOS_INLINE_FUNCTION void load(const Rows& r, int jb, int nlc, bool checkpoint, Block& v) const {
-    const int nr = rows(jb);
-    const T* dp = r.d + jb * r.drs;
-    const T* xp = r.x + jb * r.xrs;
-KBAND_UNROLL
-    for (int u = 0; u < B; ++u)
-      if (u < nr)
-        for (int l = 0; l < nlc; ++l) v[u][l] = checkpoint && u == 0 ? xp[l * r.xls] : dp[u * r.drs + l * r.dls];
+    RecomputeBlocks<T, W, B>::template load<1>(r, jb, rows(jb), nlc, checkpoint, v);
   }
   KOKKOS_INLINE_FUNCTION static void copy(const Block& from, Block& to, int nlc) {
-KBAND_UNROLL
-    for (int u = 0; u < B; ++u)
-      for (int l = 0; l < nlc; ++l) to[u][l] = from[u][l];
+    RecomputeBlocks<T, W, B>::copy(from, to, nlc);
   }
 
   /// Pass 1 over the block at row jb: y through the block, y_jb into x(jb).
