@@ -317,7 +317,8 @@ struct PentaFactorData {
 };
 
 /// One row of v = -(c1 s0 + c2 s1) w on the linear map m of a two-value
-/// state (rows: s0, s1; columns: the chunk's input): v becomes s0, s0 s1.
+/// state (rows: s0, s1; columns: the chunk's input): v becomes s0, the old
+/// s0 becomes s1.
 template <class T>
 KOKKOS_INLINE_FUNCTION void penta_map_step(M2<T>& m, T c1, T c2, T w) {
   const T h0 = -(c1 * m.a00 + c2 * m.a10) * w, h1 = -(c1 * m.a01 + c2 * m.a11) * w;
