@@ -278,10 +278,7 @@ void penta(const Exec& exec, const PentadiagonalFactor<T, Mem>& factor, const BY
   if (opt.variant == Variant::Recompute ||
       (opt.variant == Variant::Auto && tx::layout != Layout::Contiguous &&
        (!device || static_cast<long>(nsys) * 8 >= static_cast<long>(exec.concurrency())))) {
-    SolveOptions og = opt;
-    og.variant = Variant::Global;
-    og.team_size = opt.team_size > 0 && opt.team_size < 128 ? opt.team_size : 128;
-    const impl::ThomasGeometry g = impl::thomas_geometry<Exec, T>(fn, nsys, n, W, 1, og, false);
+    const impl::ThomasGeometry g = impl::recompute_geometry<Exec, T>(fn, nsys, n, W, opt);
     const Base base{nsys, n, false, 0, {}, nan};
     constexpr int RB = KBAND_RECOMPUTE_ROWS;
     // at most 128 registers (4 teams of 128 per multiprocessor on GPUs): with

@@ -242,6 +242,16 @@ void check_tridiagonal_args(const char* fn, const BA& a, const BB& b, const BC& 
           concat(fn, ": x must not alias a, b or c (it may alias d)"));
 }
 
+/// Launch geometry of the shared-factor Recompute kernels: a thread per
+/// system (W lanes on CPUs), teams of at most 128 threads, no scratch.
+template <class Exec, class T>
+ThomasGeometry recompute_geometry(const char* fn, int nsys, int n, int lanes, const SolveOptions& opt) {
+  SolveOptions og = opt;
+  og.variant = Variant::Global;
+  og.team_size = opt.team_size > 0 && opt.team_size < 128 ? opt.team_size : 128;
+  return thomas_geometry<Exec, T>(fn, nsys, n, lanes, 1, og, false);
+}
+
 /// Launches the Registers kernel f when the variant asks for it (or Auto
 /// prefers it: GPUs; interleaved and grouped batches with n <= 32 M,
 /// contiguous per-system batches; teams big enough); returns false to fall
@@ -414,10 +424,7 @@ void thomas(const Exec& exec, const TridiagonalFactor<T, Mem>& factor, const BD&
   if (opt.variant == Variant::Recompute ||
       (opt.variant == Variant::Auto && impl::is_device_exec<Exec>::value && tx::layout != Layout::Contiguous &&
        static_cast<long>(nsys) * 8 >= static_cast<long>(exec.concurrency()))) {
-    SolveOptions og = opt;
-    og.variant = Variant::Global;
-    og.team_size = opt.team_size > 0 && opt.team_size < 128 ? opt.team_size : 128;
-    const impl::ThomasGeometry g = impl::thomas_geometry<Exec, T>(fn, nsys, n, W, 1, og, false);
+    const impl::ThomasGeometry g = impl::recompute_geometry<Exec, T>(fn, nsys, n, W, opt);
     const Base base{nsys, n, false, 0, {}, std::numeric_limits<T>::quiet_NaN()};
     constexpr int RB = KBAND_RECOMPUTE_ROWS;
     // at most 96 registers (5 teams of 128 per multiprocessor on GPUs; H200,
