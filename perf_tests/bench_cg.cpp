@@ -60,6 +60,7 @@ struct Options {
   std::string matrices = "laplace1d,poisson2d,dense";
   bool quick = false;
   std::string json = "kband-bench-cg.json";
+  std::vector<bool> sweeps{true};  // CGOptions::alternate_sweeps of each kband row, in order
 };
 
 void usage() {
@@ -79,6 +80,8 @@ void usage() {
       "  --tol T               relative residual (default 1e-8 double, 1e-5 float)\n"
       "  --reps R              timed solves per row (default 3; 1 when a solve takes > 1 s)\n"
       "  --check-every K       host residual check interval (default 32)\n"
+      "  --sweeps LIST         kband rows for alternate (default) and/or forward row sweeps\n"
+      "                        (CGOptions::alternate_sweeps); the first one feeds the targets\n"
       "  --quick               smoke run: 2^4 .. 2^10, dense to 2^8, 1 rep\n"
       "  --json FILE           results file (default kband-bench-cg.json; 'none' = off)\n"
       "  --help                this text\n");
@@ -112,6 +115,19 @@ bool parse(int argc, char** argv, Options& o) {
     else if (a == "--tol") o.tol = std::atof(next("--tol").c_str());
     else if (a == "--reps") o.reps = inext("--reps");
     else if (a == "--check-every") o.check_every = inext("--check-every");
+    else if (a == "--sweeps") {
+      o.sweeps.clear();
+      std::stringstream ss(next("--sweeps"));
+      std::string t;
+      while (std::getline(ss, t, ',')) {
+        if (t != "alternate" && t != "forward") {
+          std::fprintf(stderr, "kband-bench cg: --sweeps takes alternate and/or forward\n");
+          return false;
+        }
+        o.sweeps.push_back(t == "alternate");
+      }
+      if (o.sweeps.empty()) return false;
+    }
     else if (a == "--quick") o.quick = true;
     else if (a == "--json") o.json = next("--json");
     else {
@@ -282,7 +298,7 @@ int run(const Options& o) {
   const CopyReference copy = measure_copy<T>(exec, copy_n, kDevice ? 20 : 5);
   say(kband::impl::concat("copy reference: ", fmt("%.1f", copy.gbs), " GB/s (", copy_n, " elements of ", sizeof(T),
                           " B)"));
-  std::printf("\n%-10s %-6s %9s %10s %11s %11s %9s %9s %7s %9s %7s  %s\n", "matrix", "prec", "n", "iters", "time s",
+  std::printf("\n%-10s %-9s %9s %10s %11s %11s %9s %9s %7s %9s %7s  %s\n", "matrix", "prec", "n", "iters", "time s",
               "seed A100 s", "us/iter", "floor us", "/floor", "KK us/it", "KK/kb", "check");
   std::vector<Row> rows;
   std::vector<Target> targets;
@@ -293,8 +309,9 @@ int run(const Options& o) {
 
   // One CDS or dense problem: kband CG (given preconditioner), then the
   // reference. vec_elems: the vector elements an iteration moves per row.
+  // alt: CGOptions::alternate_sweeps; with_ref: also time the reference.
   auto bench = [&](const std::string& mname, long long n, const auto& A, kband::CGPreconditioner prec,
-                   double vec_elems, int cap, auto&& make_crs) {
+                   double vec_elems, int cap, auto&& make_crs, const bool alt, const bool with_ref) {
     const int ni = static_cast<int>(n);
     Vec<T> b("kband_bench::cg::b", ni), x("kband_bench::cg::x", ni);
     Kokkos::deep_copy(b, T(1));
@@ -304,6 +321,7 @@ int run(const Options& o) {
     kband::CGOptions opt;
     opt.tol = tol;
     opt.check_every = o.check_every;
+    opt.alternate_sweeps = alt;
     // CDS: the 1D Laplacian needs n/2; dense: about 2.4 n in the seed (loss of orthogonality)
     opt.max_iterations = cap > 0 ? cap : (mname == "dense" ? 10 : 2) * ni + 1000;
     kband::CGResult res;
@@ -331,7 +349,8 @@ int run(const Options& o) {
     Row r;
     r.algo = prec == kband::CGPreconditioner::Line ? "cg-kband-line" : "cg-kband";
     r.layout = mname;
-    r.variant = kband::cg_preconditioner_name(prec);
+    const std::string pname = std::string(kband::cg_preconditioner_name(prec)) + (alt ? "" : "/fw");
+    r.variant = pname;
     r.precision = o.precision;
     r.n = ni;
     r.nsys = res.iterations;
@@ -353,11 +372,12 @@ int run(const Options& o) {
          << ", floor_us=" << fmt("%.3f", floor) << ", true_res=" << fmt("%.1e", tres);
     if (sp != seed.end()) note << ", seed_a100_s=" << sp->second.t << ", seed_iters=" << sp->second.iters;
     if (capped) note << ", capped at " << cap << " iterations";
+    note << ", sweeps " << (alt ? "alternate" : "forward");
     if (prec == kband::CGPreconditioner::Line) note << ", lines=" << solver.lines() << "x" << solver.line_length();
     // the Kokkos Kernels reference on the same matrix in CRS
     double kk_us = 0;
 #if defined(KBAND_BENCH_HAVE_KOKKOSKERNELS)
-    if (prec == kband::CGPreconditioner::None) {
+    if (prec == kband::CGPreconditioner::None && with_ref) {
       const auto crs = make_crs();
       Vec<T> xr("kband_bench::cg::xr", ni), rr("kband_bench::cg::rr", ni), pr("kband_bench::cg::pr", ni),
           qr("kband_bench::cg::qr", ni);
@@ -393,30 +413,40 @@ int run(const Options& o) {
     }
 #else
     (void)make_crs;
+    (void)with_ref;
 #endif
     r.note = note.str();
     ok_all = ok_all && r.status == "ok";
     rows.push_back(r);
-    std::printf("%-10s %-6s %9lld %10d %11.4e %11s %9.2f %9.2f %7.2f %9s %7s  %s%s\n", mname.c_str(),
-                kband::cg_preconditioner_name(prec), n, res.iterations, st.med,
+    std::printf("%-10s %-9s %9lld %10d %11.4e %11s %9.2f %9.2f %7.2f %9s %7s  %s%s\n", mname.c_str(),
+                pname.c_str(), n, res.iterations, st.med,
                 sp != seed.end() ? fmt("%.4e", sp->second.t).c_str() : "-", us_iter, floor, us_iter / floor,
                 kk_us > 0 ? fmt("%.2f", kk_us).c_str() : "-", kk_us > 0 ? fmt("%.2f", kk_us / us_iter).c_str() : "-",
                 r.status.c_str(), capped ? " (capped)" : "");
     std::fflush(stdout);
-    const std::string key = mname + "/" + std::to_string(lg) + "/" + kband::cg_preconditioner_name(prec);
+    const std::string key = mname + "/" + std::to_string(lg) + "/" + pname;
     per_iter_kband[key] = us_iter;
     per_iter_kk[key] = kk_us;
     floor_us[key] = floor;
     return st.med;
   };
 
+  // bench() once per --sweeps entry; the first one's time (and the reference)
+  auto sweeps = [&](auto&&... args) {
+    double first = 0;
+    for (size_t i = 0; i < o.sweeps.size(); ++i) {
+      const double t = bench(args..., static_cast<bool>(o.sweeps[i]), i == 0);
+      if (i == 0) first = t;
+    }
+    return first;
+  };
   std::map<std::string, double> solve_time;
   if (wanted("laplace1d"))
     for (long long n : sizes(o.max_cds_log2)) {
       const auto A = kband::make_laplacian_1d<T>(exec, static_cast<int>(n));
       const int lg = log2_exact(n);
       const int cap = (lg < 0 || lg > o.laplace_full_log2) ? o.cap : 0;
-      const double t = bench("laplace1d", n, A, kband::CGPreconditioner::None, 9.0, cap, [&] {
+      const double t = sweeps("laplace1d", n, A, kband::CGPreconditioner::None, 9.0, cap, [&] {
 #if defined(KBAND_BENCH_HAVE_KOKKOSKERNELS)
         return kband::cds_to_crs(exec, A);
 #endif
@@ -438,16 +468,16 @@ int run(const Options& o) {
       };
       const int lg = log2_exact(n);
       solve_time["poisson2d/" + std::to_string(lg)] =
-          bench("poisson2d", n, A, kband::CGPreconditioner::None, 9.0, 0, crs);
+          sweeps("poisson2d", n, A, kband::CGPreconditioner::None, 9.0, 0, crs);
       solve_time["poisson2d-line/" + std::to_string(lg)] =
-          bench("poisson2d", n, A, kband::CGPreconditioner::Line, 10.0, 0, crs);
+          sweeps("poisson2d", n, A, kband::CGPreconditioner::Line, 10.0, 0, crs);
     }
   if (wanted("dense"))
     for (long long n : sizes(o.max_dense_log2)) {
       const auto A = kband::make_random_spd<T>(exec, static_cast<int>(n), 2025);
       const int lg = log2_exact(n);
       solve_time["dense/" + std::to_string(lg)] =
-          bench("dense", n, A, kband::CGPreconditioner::None, 9.0, 0, [&] {
+          sweeps("dense", n, A, kband::CGPreconditioner::None, 9.0, 0, [&] {
 #if defined(KBAND_BENCH_HAVE_KOKKOSKERNELS)
             return kband::cds_to_crs(exec, kband::cds_from_dense(exec, A, 0.0));
 #endif
@@ -465,7 +495,9 @@ int run(const Options& o) {
   target("dense SPD 2^12 <= 0.5 s (seed 2.534 s)", "dense/12", 0.5);
   for (const auto& kv : per_iter_kband) {
     const int lg = std::atoi(kv.first.substr(kv.first.find('/') + 1).c_str());
-    if (lg < 22 || kv.first.find("/none") == std::string::npos || kv.first.find("dense") == 0) continue;
+    if (lg < 22 || kv.first.find("/none") == std::string::npos || kv.first.find("/fw") != std::string::npos ||
+        kv.first.find("dense") == 0)
+      continue;
     targets.push_back({kv.first + ": time per iteration <= 1.3x floor", 1.3, kv.second / floor_us[kv.first], true});
     const double kk = per_iter_kk[kv.first];
     targets.push_back({kv.first + ": kband >= 1.5x faster per iteration than KK (KK/kband >= 1.5; value = kband/KK <= 0.667)",
