@@ -60,7 +60,7 @@ struct Options {
   std::string matrices = "laplace1d,poisson2d,dense";
   bool quick = false;
   std::string json = "kband-bench-cg.json";
-  std::vector<bool> sweeps{true};  // CGOptions::alternate_sweeps of each kband row, in order
+  std::vector<kband::CGSweeps> sweeps{kband::CGSweeps::Auto};  // CGOptions::sweeps of each dense kband row, in order
 };
 
 void usage() {
@@ -80,8 +80,8 @@ void usage() {
       "  --tol T               relative residual (default 1e-8 double, 1e-5 float)\n"
       "  --reps R              timed solves per row (default 3; 1 when a solve takes > 1 s)\n"
       "  --check-every K       host residual check interval (default 32)\n"
-      "  --sweeps LIST         kband rows for alternate (default) and/or forward row sweeps\n"
-      "                        (CGOptions::alternate_sweeps); the first one feeds the targets\n"
+      "  --sweeps LIST         dense kband rows for each of auto (default), alternate, forward\n"
+      "                        (CGOptions::sweeps); the first one feeds the targets\n"
       "  --quick               smoke run: 2^4 .. 2^10, dense to 2^8, 1 rep\n"
       "  --json FILE           results file (default kband-bench-cg.json; 'none' = off)\n"
       "  --help                this text\n");
@@ -120,11 +120,12 @@ bool parse(int argc, char** argv, Options& o) {
       std::stringstream ss(next("--sweeps"));
       std::string t;
       while (std::getline(ss, t, ',')) {
-        if (t != "alternate" && t != "forward") {
-          std::fprintf(stderr, "kband-bench cg: --sweeps takes alternate and/or forward\n");
+        if (t != "auto" && t != "alternate" && t != "forward") {
+          std::fprintf(stderr, "kband-bench cg: --sweeps takes auto, alternate, forward\n");
           return false;
         }
-        o.sweeps.push_back(t == "alternate");
+        o.sweeps.push_back(t == "auto" ? kband::CGSweeps::Auto
+                                       : (t == "alternate" ? kband::CGSweeps::Alternate : kband::CGSweeps::Forward));
       }
       if (o.sweeps.empty()) return false;
     }
@@ -309,9 +310,9 @@ int run(const Options& o) {
 
   // One CDS or dense problem: kband CG (given preconditioner), then the
   // reference. vec_elems: the vector elements an iteration moves per row.
-  // alt: CGOptions::alternate_sweeps; with_ref: also time the reference.
+  // sw: CGOptions::sweeps; with_ref: also time the reference.
   auto bench = [&](const std::string& mname, long long n, const auto& A, kband::CGPreconditioner prec,
-                   double vec_elems, int cap, auto&& make_crs, const bool alt, const bool with_ref) {
+                   double vec_elems, int cap, auto&& make_crs, const kband::CGSweeps sw, const bool with_ref) {
     const int ni = static_cast<int>(n);
     Vec<T> b("kband_bench::cg::b", ni), x("kband_bench::cg::x", ni);
     Kokkos::deep_copy(b, T(1));
@@ -321,7 +322,7 @@ int run(const Options& o) {
     kband::CGOptions opt;
     opt.tol = tol;
     opt.check_every = o.check_every;
-    opt.alternate_sweeps = alt;
+    opt.sweeps = sw;
     // CDS: the 1D Laplacian needs n/2; dense: about 2.4 n in the seed (loss of orthogonality)
     opt.max_iterations = cap > 0 ? cap : (mname == "dense" ? 10 : 2) * ni + 1000;
     kband::CGResult res;
@@ -349,7 +350,9 @@ int run(const Options& o) {
     Row r;
     r.algo = prec == kband::CGPreconditioner::Line ? "cg-kband-line" : "cg-kband";
     r.layout = mname;
-    const std::string pname = std::string(kband::cg_preconditioner_name(prec)) + (alt ? "" : "/fw");
+    const char* swname = sw == kband::CGSweeps::Auto ? "auto" : (sw == kband::CGSweeps::Alternate ? "alternate" : "forward");
+    const std::string pname = std::string(kband::cg_preconditioner_name(prec)) +
+                              (sw == kband::CGSweeps::Auto ? "" : (sw == kband::CGSweeps::Alternate ? "/alt" : "/fw"));
     r.variant = pname;
     r.precision = o.precision;
     r.n = ni;
@@ -372,7 +375,7 @@ int run(const Options& o) {
          << ", floor_us=" << fmt("%.3f", floor) << ", true_res=" << fmt("%.1e", tres);
     if (sp != seed.end()) note << ", seed_a100_s=" << sp->second.t << ", seed_iters=" << sp->second.iters;
     if (capped) note << ", capped at " << cap << " iterations";
-    note << ", sweeps " << (alt ? "alternate" : "forward");
+    if (mname == "dense") note << ", sweeps " << swname;
     if (prec == kband::CGPreconditioner::Line) note << ", lines=" << solver.lines() << "x" << solver.line_length();
     // the Kokkos Kernels reference on the same matrix in CRS
     double kk_us = 0;
@@ -431,11 +434,13 @@ int run(const Options& o) {
     return st.med;
   };
 
-  // bench() once per --sweeps entry; the first one's time (and the reference)
-  auto sweeps = [&](auto&&... args) {
+  // bench() once per --sweeps entry (dense matrices; CDS solves ignore the
+  // setting and run once); the first one's time (and the reference)
+  auto sweeps = [&](const std::string& mname, auto&&... args) {
     double first = 0;
-    for (size_t i = 0; i < o.sweeps.size(); ++i) {
-      const double t = bench(args..., static_cast<bool>(o.sweeps[i]), i == 0);
+    const size_t runs = mname == "dense" ? o.sweeps.size() : 1;
+    for (size_t i = 0; i < runs; ++i) {
+      const double t = bench(mname, args..., o.sweeps[i], i == 0);
       if (i == 0) first = t;
     }
     return first;
@@ -495,9 +500,7 @@ int run(const Options& o) {
   target("dense SPD 2^12 <= 0.5 s (seed 2.534 s)", "dense/12", 0.5);
   for (const auto& kv : per_iter_kband) {
     const int lg = std::atoi(kv.first.substr(kv.first.find('/') + 1).c_str());
-    if (lg < 22 || kv.first.find("/none") == std::string::npos || kv.first.find("/fw") != std::string::npos ||
-        kv.first.find("dense") == 0)
-      continue;
+    if (lg < 22 || kv.first.find("/none") == std::string::npos || kv.first.find("dense") == 0) continue;
     targets.push_back({kv.first + ": time per iteration <= 1.3x floor", 1.3, kv.second / floor_us[kv.first], true});
     const double kk = per_iter_kk[kv.first];
     targets.push_back({kv.first + ": kband >= 1.5x faster per iteration than KK (KK/kband >= 1.5; value = kband/KK <= 0.667)",

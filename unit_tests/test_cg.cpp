@@ -130,16 +130,16 @@ std::vector<double> solve_from_zero(Solver& solver, const std::vector<double>& b
   return kband_test_cg::to_host(x);
 }
 
-/// As solve_from_zero, with the sweep directions of `alternate`; the
-/// iterations it took in `its`.
+/// As solve_from_zero, with the given sweep order; the iterations it took
+/// in `its`.
 template <class Solver>
-std::vector<double> solve_sweeps(Solver& solver, const std::vector<double>& b, const bool alternate, int& its,
+std::vector<double> solve_sweeps(Solver& solver, const std::vector<double>& b, const kband::CGSweeps sweeps, int& its,
                                  const std::string& what) {
   Kokkos::View<double*> x("x", b.size());
   Kokkos::deep_copy(x, 0.0);
   kband::CGOptions opt;
   opt.tol = 1e-12;
-  opt.alternate_sweeps = alternate;
+  opt.sweeps = sweeps;
   const kband::CGResult res = solver.solve(Exec(), kband_test_cg::to_device(b), x, opt);
   EXPECT_EQ(res.status, CGStatus::Converged) << res.message() << " " << what;
   EXPECT_GT(res.iterations, 1) << what;
@@ -240,52 +240,44 @@ TEST(CGAccuracy, RowBlocksAndFarDiagonals) {
   }
 }
 
-/// Every kernel of an iteration may sweep its rows from the last one down
-/// (CGOptions::alternate_sweeps, on by default: odd iterations flip the
-/// product, the residual kernel runs the other way). Both directions must
-/// give converged solves of the same accuracy, in about the same number of
-/// iterations (the sums are added in another order, nothing else changes):
-/// 2D Poisson 700 x 3 (a partial last block of rows or quarter) with every
-/// preconditioner, and a dense matrix of 300 rows (3 tiles a side, the last
-/// partial), checked by their true residuals in long double.
-TEST(CGAccuracy, SweepDirections) {
-  auto A = kband::make_poisson_2d<double>(Exec(), 700, 3);
-  const int n = A.n();
-  Rng rng(mix_seed({83, 700}));
-  const std::vector<double> b = random_vector<double>(n, rng);
-  for (auto p : {CGPreconditioner::None, CGPreconditioner::Jacobi, CGPreconditioner::Line}) {
-    auto s = kband::make_cg_solver(Exec(), A, p);
-    int its[2] = {0, 0};
-    for (int alt = 0; alt < 2; ++alt) {
-      const std::string what = std::string("poisson 700 x 3 ") + kband::cg_preconditioner_name(p) +
-                               (alt ? " alternate" : " forward");
-      const auto xh = solve_sweeps(s, b, alt == 1, its[alt], what);
-      EXPECT_LT(cds_true_residual(A, b, xh), 1e-10) << what;
-    }
-    EXPECT_LE(std::abs(its[0] - its[1]), 2) << kband::cg_preconditioner_name(p) << ": " << its[0] << " / " << its[1];
-  }
-  const int nd = 300;
-  Kokkos::View<double**, Kokkos::LayoutRight> D("D", nd, nd);
+/// The dense product sweeps its tiles from the last rows up on odd
+/// iterations with CGSweeps::Alternate (Auto's choice on GPUs). Both orders
+/// must give converged solves of the same accuracy in about the same number
+/// of iterations (only the order of the sums changes): sizes with one, two
+/// and three tiles a side (partial last tiles), row- and column-major,
+/// checked by the true residual in long double.
+template <class Layout>
+void dense_sweeps_case(const int n) {
+  Rng rng(mix_seed({83, static_cast<std::uint64_t>(n)}));
+  Kokkos::View<double**, Layout> D("D", n, n);
   auto hd = Kokkos::create_mirror_view(D);
-  for (int i = 0; i < nd; ++i) {
+  for (int i = 0; i < n; ++i) {
     hd(i, i) = 4 + rng.uniform(0, 1);
-    for (int j = 0; j < i; ++j) hd(i, j) = hd(j, i) = rng.uniform(-0.5, 0.5) / std::sqrt(nd);
+    for (int j = 0; j < i; ++j) hd(i, j) = hd(j, i) = rng.uniform(-0.5, 0.5) / std::sqrt(n);
   }
   Kokkos::deep_copy(D, hd);
-  const std::vector<double> bd = random_vector<double>(nd, rng);
+  const std::vector<double> b = random_vector<double>(n, rng);
   auto s = kband::make_cg_solver(Exec(), D);
   int its[2] = {0, 0};
   for (int alt = 0; alt < 2; ++alt) {
-    const std::string what = std::string("dense 300") + (alt ? " alternate" : " forward");
-    const auto xh = solve_sweeps(s, bd, alt == 1, its[alt], what);
-    const double res = true_relative_residual(bd, [&](const int i) {
+    const std::string what = std::string(std::is_same<Layout, Kokkos::LayoutLeft>::value ? "LayoutLeft" : "LayoutRight") +
+                             " n=" + std::to_string(n) + (alt ? " alternate" : " forward");
+    const auto xh = solve_sweeps(s, b, alt ? kband::CGSweeps::Alternate : kband::CGSweeps::Forward, its[alt], what);
+    const double res = true_relative_residual(b, [&](const int i) {
       long double ax = 0;
-      for (int j = 0; j < nd; ++j) ax += static_cast<long double>(hd(i, j)) * xh[j];
+      for (int j = 0; j < n; ++j) ax += static_cast<long double>(hd(i, j)) * xh[j];
       return ax;
     });
     EXPECT_LT(res, 1e-10) << what;
   }
-  EXPECT_LE(std::abs(its[0] - its[1]), 2) << "dense: " << its[0] << " / " << its[1];
+  EXPECT_LE(std::abs(its[0] - its[1]), 2) << "n=" << n << ": " << its[0] << " / " << its[1];
+}
+
+TEST(CGDense, SweepDirections) {
+  for (int n : {100, 129, 300}) {
+    dense_sweeps_case<Kokkos::LayoutRight>(n);
+    dense_sweeps_case<Kokkos::LayoutLeft>(n);
+  }
 }
 
 /// A CDS matrix is multiplied from its upper half only when its offsets pair

@@ -57,14 +57,22 @@ inline const char* cg_preconditioner_name(CGPreconditioner p) {
   return p == CGPreconditioner::None ? "none" : (p == CGPreconditioner::Jacobi ? "jacobi" : "line");
 }
 
+/// The order in which a dense CG product sweeps the matrix (CGOptions::sweeps).
+///  - Alternate: odd iterations start from the last rows, so that an
+///    iteration begins on the rows the one before it read last, while they
+///    are still in cache (H100, 2^12 unknowns: 0.88x the time per iteration).
+///  - Forward: every iteration from the first row (one core of a CPU: the
+///    descending order was 1.15-1.25x slower at 2^10 and 2^11).
+///  - Auto: Alternate on GPUs, Forward on hosts.
+/// CDS matrices always go forward (alternating gained nothing on the H100
+/// and lost up to 1.5x on one CPU core).
+enum class CGSweeps { Auto, Forward, Alternate };
+
 struct CGOptions {
   double tol = 1e-8;       ///< stop when ||r_k||_2 <= tol ||r_0||_2 (seed 003's test)
   int max_iterations = 0;  ///< 0: 2 n + 10
   int check_every = 16;    ///< host reads the residual history every k iterations (k >= 1)
-  /// Sweep the rows in alternating directions, so that a kernel starts on
-  /// the rows the kernel before it touched last, while they are still in
-  /// cache; false: every kernel from the first row (for comparisons).
-  bool alternate_sweeps = true;
+  CGSweeps sweeps = CGSweeps::Auto;  ///< dense matrices: the order of the product's rows (CGSweeps)
 };
 
 /// Outcome of a CG solve. history[k] = ||r_k|| / ||r_0|| for k = 0..iterations
@@ -116,12 +124,8 @@ struct CGState {
   // consecutive rows and every access stays coalesced.
   int n = 0, chunk = 1, items = 0;
   bool strided = false;
-  // Sweep direction: flip runs a kernel over the rows from the last down
-  // (GPUs: row i becomes n - 1 - i; CPUs: the blocks in reverse order). The
-  // driver flips every iteration, and the residual kernel runs against its
-  // product kernel, so that a kernel begins on the rows the kernel before it
-  // touched last, while they are still in cache (L2, or the CPU's last
-  // level), instead of on the rows evicted longest ago.
+  // The dense product's sweep direction (CGDenseSymApply, CGSweeps):
+  // flipped, it takes the tiles from the last one, each from its last row up.
   bool flip = false;
   // (The kernels' Blocks parameter, !is_device_exec, relies on this mapping.)
   void set_rows(const int rows, const bool device) {
@@ -131,20 +135,12 @@ struct CGState {
     items = (n + chunk - 1) / chunk;
   }
   int chunks() const { return items; }
-  /// Rows of item c: first(c), first(c) + step(), ... below last(c), each
-  /// through row() (blocks: consecutive rows, also when flipped).
-  KOKKOS_INLINE_FUNCTION int block(const int c) const { return flip && !strided ? items - 1 - c : c; }
-  KOKKOS_INLINE_FUNCTION int first(const int c) const { return strided ? c : block(c) * chunk; }
+  /// Rows of item c: first(c), first(c) + step(), ... below last(c).
+  KOKKOS_INLINE_FUNCTION int first(const int c) const { return strided ? c : c * chunk; }
   KOKKOS_INLINE_FUNCTION int last(const int c) const {
-    return strided || (block(c) + 1) * chunk > n ? n : (block(c) + 1) * chunk;
+    return strided || (c + 1) * chunk > n ? n : (c + 1) * chunk;
   }
   KOKKOS_INLINE_FUNCTION int step() const { return strided ? items : 1; }
-  KOKKOS_INLINE_FUNCTION int row(const int i) const { return flip && strided ? n - 1 - i : i; }
-  /// f(i) for every row i of item c.
-  template <class F>
-  KOKKOS_INLINE_FUNCTION void rows(const int c, const F& f) const {
-    for (int i = first(c), e = last(c), di = step(); i < e; i += di) f(row(i));
-  }
   KOKKOS_INLINE_FUNCTION bool go() const {
     const CGSums<T> s = sums(k);
     return s.rr > tol2 * sums(0).rr && finite_(s.rr) && s.rz > T(0) && finite_(s.rz);
@@ -204,9 +200,9 @@ struct CGFusedApply {
   KOKKOS_INLINE_FUNCTION void operator()(const int c, T& pap) const {
     const T a = s.x_alpha();
     if (a != T(0))
-      s.st.rows(c, [&](const int i) {
+      for (int i = s.st.first(c), e = s.st.last(c), di = s.st.step(); i < e; i += di) {
         s.x(i) += a * s.pold(i);
-      });
+      }
     if (!s.st.go()) return;
     const CGDir<T, Mem, Prec> d = s.dir();
     if constexpr (Blocks) {  // a block of consecutive rows, diagonal by diagonal
@@ -229,13 +225,13 @@ struct CGFusedApply {
       pap += (s0 + s1) + (s2 + s3);
       return;
     }
-    s.st.rows(c, [&](const int i) {
+    for (int i = s.st.first(c), e = s.st.last(c), di = s.st.step(); i < e; i += di) {
       const T qi = row.apply(i, d, 0, row.n);
       const T pi = d(i);
       s.pnew(i) = pi;
       q(i) = qi;
       pap += pi * qi;
-    });
+    }
   }
 };
 
@@ -246,14 +242,14 @@ struct CGDirection {
   KOKKOS_INLINE_FUNCTION void operator()(const int c) const {
     const T a = s.x_alpha();
     if (a != T(0))
-      s.st.rows(c, [&](const int i) {
+      for (int i = s.st.first(c), e = s.st.last(c), di = s.st.step(); i < e; i += di) {
         s.x(i) += a * s.pold(i + s.h);
-      });
+      }
     if (!s.st.go()) return;
     const CGDir<T, Mem, Prec> d = s.dir();
-    s.st.rows(c, [&](const int i) {
+    for (int i = s.st.first(c), e = s.st.last(c), di = s.st.step(); i < e; i += di) {
       s.pnew(i + s.h) = d(i);
-    });
+    }
   }
 };
 
@@ -293,11 +289,11 @@ struct CGHaloApply {
       pap += (s0 + s1) + (s2 + s3);
       return;
     }
-    st.rows(c, [&](const int i) {
+    for (int i = st.first(c), e = st.last(c), di = st.step(); i < e; i += di) {
       const T qi = row.apply(i, Shifted{p, h}, lo, hi);
       q(i) = qi;
       pap += p(i + h) * qi;
-    });
+    }
   }
 };
 
@@ -372,8 +368,8 @@ struct CGDenseSymApply {
 
   KOKKOS_INLINE_FUNCTION void operator()(const member& t, T& pap) const {
     int I, J;
-    // flipped sweeps take the tiles from the last one and each tile's rows
-    // from its last row up
+    // flipped (odd iterations of CGSweeps::Alternate): the tiles from the
+    // last one, and each tile's rows from its last row up
     const bool flip = s.st.flip;
     tiles.tile(flip ? t.league_size() - 1 - t.league_rank() : t.league_rank(), I, J);
     const int n = tiles.n, i0 = I * TB, j0 = J * TB;
@@ -536,12 +532,12 @@ struct CGResidual {
       rr += r1 + r2 + r3;
       rz += z1 + z2 + z3;
     } else {
-      st.rows(c, [&](const int i) {
+      for (int i = st.first(c), e = st.last(c), di = st.step(); i < e; i += di) {
         const T ri = r(i) - a * q(i);
         r(i) = ri;
         rr += ri * ri;
         rz += Prec == kPrecJacobi ? ri * ri * aux(i) : ri * ri;
-      });
+      }
     }
     s.rr += rr;
     s.rz += rz;
@@ -559,9 +555,9 @@ struct CGFinish {
   KOKKOS_INLINE_FUNCTION void operator()(const int c) const {
     const T a = s.x_alpha();
     if (a != T(0))
-      s.st.rows(c, [&](const int i) {
+      for (int i = s.st.first(c), e = s.st.last(c), di = s.st.step(); i < e; i += di) {
         s.x(i) += a * s.pold(i + s.h);
-      });
+      }
   }
 };
 
@@ -574,12 +570,12 @@ struct CGSumsKernel {
   int prec;
   using value_type = CGSums<T>;
   KOKKOS_INLINE_FUNCTION void operator()(const int c, CGSums<T>& s) const {
-    st.rows(c, [&](const int i) {
+    for (int i = st.first(c), e = st.last(c), di = st.step(); i < e; i += di) {
       const T ri = b(i) - q(i);
       r(i) = ri;
       s.rr += ri * ri;
       s.rz += prec == kPrecJacobi ? ri * ri * invdiag(i) : ri * ri;
-    });
+    }
   }
   KOKKOS_INLINE_FUNCTION void init(CGSums<T>& s) const { s = CGSums<T>(); }
   KOKKOS_INLINE_FUNCTION void join(CGSums<T>& a, const CGSums<T>& b) const { a += b; }
@@ -735,8 +731,7 @@ struct LineKernel : LineData<T, Mem> {
     const T alpha = mode == kLineIterate ? st.alpha(st.k) : T(0);
     const int ts = m.team_size(), me = m.team_rank();
     const int grp = me / g.tl, t = me % g.tl;
-    // flipped sweeps take the lines from the last down
-    const int s = (st.flip ? m.league_size() - 1 - m.league_rank() : m.league_rank()) * g.lpt + grp;
+    const int s = m.league_rank() * g.lpt + grp;
     const int pad = g.padded();
     Scratch buf(m.team_scratch(g.level), 2 * g.lpt * pad + 4 * ts);
     T* const d = buf.data() + grp * pad;              // the rhs
@@ -836,8 +831,7 @@ struct LineLanes : LineData<T, Mem> {  // one chunk a line: factor row j at colu
     if (mode == kLineIterate && !st.ran(st.k)) return;
     const T alpha = mode == kLineIterate ? st.alpha(st.k) : T(0);
     int i0[W], ln[W], f[W];
-    const int it = st.flip ? (this->nlines + W - 1) / W - 1 - item : item;  // flipped: from the last lines down
-    for (int l = 0; l < W; ++l) this->line(it * W + l, i0[l], ln[l], f[l]);
+    for (int l = 0; l < W; ++l) this->line(item * W + l, i0[l], ln[l], f[l]);
     T rr = 0, rz = 0, y[W];
     for (int l = 0; l < W; ++l) y[l] = 0;
     bool full = shared;
@@ -1120,7 +1114,7 @@ class CGDriver {
     st_.tol2 = static_cast<T>(opt.tol * opt.tol);
     st_.set_rows(n, is_device_exec<Exec>::value);
     st_.flip = false;
-    alternate_ = opt.alternate_sweeps;
+    alternate_ = opt.sweeps == CGSweeps::Alternate || (opt.sweeps == CGSweeps::Auto && is_device_exec<Exec>::value);
     const int pk = prec_ == CGPreconditioner::None ? kPrecNone : (prec_ == CGPreconditioner::Jacobi ? kPrecJacobi : kPrecLine);
     Kokkos::deep_copy(exec, p_[0], T(0));
     // r = b - A x, (r.r, r.z) at k = 0
@@ -1178,13 +1172,9 @@ class CGDriver {
   void iterate_t(const Exec& exec, const Comm& comm, const Vec& pold, const Vec& pnew, const VX& x) {
     const int n = op_.n(), k = st_.k;
     auto pap = Kokkos::subview(st_.pap, k);
-    // odd iterations sweep the product from the last row down; the residual
-    // kernel always runs the other way
-    const bool flip = alternate_ && k % 2 == 1;
-    st_.flip = flip;
+    st_.flip = alternate_ && k % 2 == 1;
     op_.step(exec, step_of<P>(pold, pnew, x), q_, pap);
     comm.sum(exec, pap);
-    st_.flip = alternate_ && !flip;
     if (P == kPrecLine) {
       auto dst = Kokkos::subview(st_.sums, k + 1);
       line_->residual(exec, kLineIterate, st_, r_, q_, q_, aux_, dst);
