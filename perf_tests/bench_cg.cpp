@@ -61,6 +61,7 @@ struct Options {
   bool quick = false;
   std::string json = "kband-bench-cg.json";
   std::vector<kband::CGSweeps> sweeps{kband::CGSweeps::Auto};  // CGOptions::sweeps of each dense kband row, in order
+  std::vector<int> items_div{0};  // CDS rows: CGOptions::work_items = ceil(n / K) for each K (0: kband's choice)
 };
 
 void usage() {
@@ -82,6 +83,8 @@ void usage() {
       "  --check-every K       host residual check interval (default 32)\n"
       "  --sweeps LIST         dense kband rows for each of auto (default), alternate, forward\n"
       "                        (CGOptions::sweeps); the first one feeds the targets\n"
+      "  --work-items LIST     CDS kband rows for each of auto (default) or n/K (CGOptions::work_items\n"
+      "                        = ceil(n / K), GPUs); the first one feeds the targets\n"
       "  --quick               smoke run: 2^4 .. 2^10, dense to 2^8, 1 rep\n"
       "  --json FILE           results file (default kband-bench-cg.json; 'none' = off)\n"
       "  --help                this text\n");
@@ -128,6 +131,19 @@ bool parse(int argc, char** argv, Options& o) {
                                        : (t == "alternate" ? kband::CGSweeps::Alternate : kband::CGSweeps::Forward));
       }
       if (o.sweeps.empty()) return false;
+    } else if (a == "--work-items") {
+      o.items_div.clear();
+      std::stringstream ss(next("--work-items"));
+      std::string t;
+      while (std::getline(ss, t, ',')) {
+        const int k = t == "auto" ? 0 : (t.rfind("n/", 0) == 0 ? std::atoi(t.c_str() + 2) : -1);
+        if (k < 0 || (k == 0 && t != "auto")) {
+          std::fprintf(stderr, "kband-bench cg: --work-items takes auto and n/K entries\n");
+          return false;
+        }
+        o.items_div.push_back(k);
+      }
+      if (o.items_div.empty()) return false;
     }
     else if (a == "--quick") o.quick = true;
     else if (a == "--json") o.json = next("--json");
@@ -310,9 +326,10 @@ int run(const Options& o) {
 
   // One CDS or dense problem: kband CG (given preconditioner), then the
   // reference. vec_elems: the vector elements an iteration moves per row.
-  // sw: CGOptions::sweeps; with_ref: also time the reference.
+  // sw: CGOptions::sweeps; div: CGOptions::work_items = ceil(n / div) (0:
+  // kband's choice); with_ref: also time the reference.
   auto bench = [&](const std::string& mname, long long n, const auto& A, kband::CGPreconditioner prec,
-                   double vec_elems, int cap, auto&& make_crs, const kband::CGSweeps sw, const bool with_ref) {
+                   double vec_elems, int cap, auto&& make_crs, const kband::CGSweeps sw, const int div, const bool with_ref) {
     const int ni = static_cast<int>(n);
     Vec<T> b("kband_bench::cg::b", ni), x("kband_bench::cg::x", ni);
     Kokkos::deep_copy(b, T(1));
@@ -323,6 +340,7 @@ int run(const Options& o) {
     opt.tol = tol;
     opt.check_every = o.check_every;
     opt.sweeps = sw;
+    opt.work_items = div > 0 ? static_cast<int>((n + div - 1) / div) : 0;
     // CDS: the 1D Laplacian needs n/2; dense: about 2.4 n in the seed (loss of orthogonality)
     opt.max_iterations = cap > 0 ? cap : (mname == "dense" ? 10 : 2) * ni + 1000;
     kband::CGResult res;
@@ -352,7 +370,8 @@ int run(const Options& o) {
     r.layout = mname;
     const char* swname = sw == kband::CGSweeps::Auto ? "auto" : (sw == kband::CGSweeps::Alternate ? "alternate" : "forward");
     const std::string pname = std::string(kband::cg_preconditioner_name(prec)) +
-                              (sw == kband::CGSweeps::Auto ? "" : (sw == kband::CGSweeps::Alternate ? "/alt" : "/fw"));
+                              (sw == kband::CGSweeps::Auto ? "" : (sw == kband::CGSweeps::Alternate ? "/alt" : "/fw")) +
+                              (div > 0 ? "/n" + std::to_string(div) : std::string());
     r.variant = pname;
     r.precision = o.precision;
     r.n = ni;
@@ -376,6 +395,7 @@ int run(const Options& o) {
     if (sp != seed.end()) note << ", seed_a100_s=" << sp->second.t << ", seed_iters=" << sp->second.iters;
     if (capped) note << ", capped at " << cap << " iterations";
     if (mname == "dense") note << ", sweeps " << swname;
+    if (div > 0) note << ", work_items n/" << div;
     if (prec == kband::CGPreconditioner::Line) note << ", lines=" << solver.lines() << "x" << solver.line_length();
     // the Kokkos Kernels reference on the same matrix in CRS
     double kk_us = 0;
@@ -434,13 +454,14 @@ int run(const Options& o) {
     return st.med;
   };
 
-  // bench() once per --sweeps entry (dense matrices; CDS solves ignore the
-  // setting and run once); the first one's time (and the reference)
+  // bench() once per --sweeps entry (dense matrices) or --work-items entry
+  // (CDS); the first one's time (and the reference)
   auto sweeps = [&](const std::string& mname, auto&&... args) {
     double first = 0;
-    const size_t runs = mname == "dense" ? o.sweeps.size() : 1;
+    const bool dense = mname == "dense";
+    const size_t runs = dense ? o.sweeps.size() : o.items_div.size();
     for (size_t i = 0; i < runs; ++i) {
-      const double t = bench(mname, args..., o.sweeps[i], i == 0);
+      const double t = bench(mname, args..., dense ? o.sweeps[i] : o.sweeps[0], dense ? 0 : o.items_div[i], i == 0);
       if (i == 0) first = t;
     }
     return first;

@@ -73,6 +73,12 @@ struct CGOptions {
   int max_iterations = 0;  ///< 0: 2 n + 10
   int check_every = 16;    ///< host reads the residual history every k iterations (k >= 1)
   CGSweeps sweeps = CGSweeps::Auto;  ///< dense matrices: the order of the product's rows (CGSweeps)
+  /// GPUs: threads of a CDS iteration's kernels, each taking rows i,
+  /// i + work_items, ... (a tuning knob; hosts ignore it). 0 = kband's
+  /// choice: the threads the device holds at once, so that the rows in
+  /// flight form one contiguous front and a row's far neighbours (2D
+  /// Poisson: +-nx) come from L2.
+  int work_items = 0;
 };
 
 /// Outcome of a CG solve. history[k] = ||r_k|| / ||r_0|| for k = 0..iterations
@@ -120,19 +126,31 @@ struct CGState {
   // history reads and divisions) are evaluated once per item, not per row.
   // CPUs: item c = the block of `chunk` (512) consecutive rows from c*chunk,
   // so the row loop vectorises. GPUs: item c = rows c, c + W, c + 2W, ...
-  // (W = items, at most `chunk` = 4 rows), so a warp's items are
-  // consecutive rows and every access stays coalesced.
+  // (W = items), so a warp's items are consecutive rows and every access
+  // stays coalesced. W is the number of threads the device holds at once
+  // (CGOptions::work_items), so that each thread takes one item, and the
+  // rows in flight at any moment are one contiguous stretch of the matrix:
+  // a row's neighbours +-nx were then read a moment before, by threads of
+  // the same stretch, and come from L2. (Items of 4 rows, W = n / 4, which
+  // Kokkos deals out to its reduction blocks in contiguous ranges, spread
+  // the rows in flight over the whole matrix; H100, 2D Poisson 2^22: the
+  // product read 8.4 elements a row from memory instead of 6.)
   int n = 0, chunk = 1, items = 0;
   bool strided = false;
   // The dense product's sweep direction (CGDenseSymApply, CGSweeps):
   // flipped, it takes the tiles from the last one, each from its last row up.
   bool flip = false;
   // (The kernels' Blocks parameter, !is_device_exec, relies on this mapping.)
-  void set_rows(const int rows, const bool device) {
+  void set_rows(const int rows, const bool device, const int threads) {
     n = rows;
-    chunk = device ? 4 : 512;
     strided = device;
-    items = (n + chunk - 1) / chunk;
+    if (device) {
+      items = threads > 0 && threads < n ? threads : (n > 0 ? n : 1);
+      chunk = (n + items - 1) / items;
+    } else {
+      chunk = 512;
+      items = (n + chunk - 1) / chunk;
+    }
   }
   int chunks() const { return items; }
   /// Rows of item c: first(c), first(c) + step(), ... below last(c).
@@ -199,13 +217,12 @@ struct CGFusedApply {
   Kokkos::View<T*, Mem> q;
   KOKKOS_INLINE_FUNCTION void operator()(const int c, T& pap) const {
     const T a = s.x_alpha();
-    if (a != T(0))
-      for (int i = s.st.first(c), e = s.st.last(c), di = s.st.step(); i < e; i += di) {
-        s.x(i) += a * s.pold(i);
-      }
-    if (!s.st.go()) return;
-    const CGDir<T, Mem, Prec> d = s.dir();
+    const bool go = s.st.go();
     if constexpr (Blocks) {  // a block of consecutive rows, diagonal by diagonal
+      if (a != T(0))
+        for (int i = s.st.first(c), e = s.st.last(c); i < e; ++i) s.x(i) += a * s.pold(i);
+      if (!go) return;
+      const CGDir<T, Mem, Prec> d = s.dir();
       const int i0 = s.st.first(c), i1 = s.st.last(c);
       row.apply_rows(i0, i1, d, q, 0, row.n);
       T s0 = 0, s1 = 0, s2 = 0, s3 = 0;  // four partial sums: the loop vectorises
@@ -225,12 +242,24 @@ struct CGFusedApply {
       pap += (s0 + s1) + (s2 + s3);
       return;
     }
-    for (int i = s.st.first(c), e = s.st.last(c), di = s.st.step(); i < e; i += di) {
-      const T qi = row.apply(i, d, 0, row.n);
-      const T pi = d(i);
-      s.pnew(i) = pi;
-      q(i) = qi;
-      pap += pi * qi;
+    if (a == T(0) && !go) return;
+    const CGDir<T, Mem, Prec> d = s.dir();
+    // the item's rows in groups of 4, each updated and then multiplied (the
+    // rows lie far apart: a pass over all of them between the two would
+    // evict p_old; one loop doing both spills at the 32-register cap)
+    const int e = s.st.last(c), di = s.st.step();
+    for (int g = s.st.first(c); g < e; g += 4 * di) {
+      const int ge = e - g > 4 * di ? g + 4 * di : e;
+      if (a != T(0))
+        for (int i = g; i < ge; i += di) s.x(i) += a * s.pold(i);
+      if (go)
+        for (int i = g; i < ge; i += di) {
+          const T qi = row.apply(i, d, 0, row.n);
+          const T pi = d(i);
+          s.pnew(i) = pi;
+          q(i) = qi;
+          pap += pi * qi;
+        }
     }
   }
 };
@@ -241,14 +270,12 @@ struct CGDirection {
   CGStep<T, Mem, Prec> s;
   KOKKOS_INLINE_FUNCTION void operator()(const int c) const {
     const T a = s.x_alpha();
-    if (a != T(0))
-      for (int i = s.st.first(c), e = s.st.last(c), di = s.st.step(); i < e; i += di) {
-        s.x(i) += a * s.pold(i + s.h);
-      }
-    if (!s.st.go()) return;
+    const bool go = s.st.go();
+    if (a == T(0) && !go) return;
     const CGDir<T, Mem, Prec> d = s.dir();
     for (int i = s.st.first(c), e = s.st.last(c), di = s.st.step(); i < e; i += di) {
-      s.pnew(i + s.h) = d(i);
+      if (a != T(0)) s.x(i) += a * s.pold(i + s.h);
+      if (go) s.pnew(i + s.h) = d(i);
     }
   }
 };
@@ -1112,7 +1139,8 @@ class CGDriver {
                                       maxit + 1);
     }
     st_.tol2 = static_cast<T>(opt.tol * opt.tol);
-    st_.set_rows(n, is_device_exec<Exec>::value);
+    st_.set_rows(n, is_device_exec<Exec>::value,
+                 opt.work_items > 0 ? opt.work_items : static_cast<int>(exec.concurrency()));
     st_.flip = false;
     alternate_ = opt.sweeps == CGSweeps::Alternate || (opt.sweeps == CGSweeps::Auto && is_device_exec<Exec>::value);
     const int pk = prec_ == CGPreconditioner::None ? kPrecNone : (prec_ == CGPreconditioner::Jacobi ? kPrecJacobi : kPrecLine);
