@@ -182,16 +182,26 @@ double cds_true_residual(const kband::CDSMatrix<double>& A, const std::vector<do
 /// Checked by the true residual in long double; a second solve must repeat
 /// the first bit for bit (every partial product has one writer, summed in a
 /// fixed order: no atomics).
+/// A random symmetric n x n matrix on the device, and its host copy `h`:
+/// diagonal d0 + U(0, 1), off-diagonal entries U(-0.5, 0.5) * scale.
+template <class Layout>
+Kokkos::View<double**, Layout> random_symmetric(const int n, Rng& rng, const double d0, const double scale,
+                                                typename Kokkos::View<double**, Layout>::HostMirror& h) {
+  Kokkos::View<double**, Layout> A("A", n, n);
+  h = Kokkos::create_mirror_view(A);
+  for (int i = 0; i < n; ++i) {
+    h(i, i) = d0 + rng.uniform(0, 1);
+    for (int j = 0; j < i; ++j) h(i, j) = h(j, i) = rng.uniform(-0.5, 0.5) * scale;
+  }
+  Kokkos::deep_copy(A, h);
+  return A;
+}
+
 template <class Layout>
 void dense_tiles_case(const int n) {
   Rng rng(mix_seed({82, static_cast<std::uint64_t>(n)}));
-  Kokkos::View<double**, Layout> A("A", n, n);
-  auto ha = Kokkos::create_mirror_view(A);
-  for (int i = 0; i < n; ++i) {
-    ha(i, i) = n + rng.uniform(0, 1);
-    for (int j = 0; j < i; ++j) ha(i, j) = ha(j, i) = rng.uniform(-0.5, 0.5);
-  }
-  Kokkos::deep_copy(A, ha);
+  typename Kokkos::View<double**, Layout>::HostMirror ha;
+  const auto A = random_symmetric<Layout>(n, rng, n, 1.0, ha);
   const std::vector<double> b = random_vector<double>(n, rng);
   const std::string what = std::string(std::is_same<Layout, Kokkos::LayoutLeft>::value ? "LayoutLeft" : "LayoutRight") +
                            " n=" + std::to_string(n);
@@ -249,13 +259,8 @@ TEST(CGAccuracy, RowBlocksAndFarDiagonals) {
 template <class Layout>
 void dense_sweeps_case(const int n) {
   Rng rng(mix_seed({83, static_cast<std::uint64_t>(n)}));
-  Kokkos::View<double**, Layout> D("D", n, n);
-  auto hd = Kokkos::create_mirror_view(D);
-  for (int i = 0; i < n; ++i) {
-    hd(i, i) = 4 + rng.uniform(0, 1);
-    for (int j = 0; j < i; ++j) hd(i, j) = hd(j, i) = rng.uniform(-0.5, 0.5) / std::sqrt(n);
-  }
-  Kokkos::deep_copy(D, hd);
+  typename Kokkos::View<double**, Layout>::HostMirror hd;
+  const auto D = random_symmetric<Layout>(n, rng, 4, 1 / std::sqrt(n), hd);
   const std::vector<double> b = random_vector<double>(n, rng);
   auto s = kband::make_cg_solver(Exec(), D);
   int its[2] = {0, 0};

@@ -73,11 +73,11 @@ struct CGOptions {
   int max_iterations = 0;  ///< 0: 2 n + 10
   int check_every = 16;    ///< host reads the residual history every k iterations (k >= 1)
   CGSweeps sweeps = CGSweeps::Auto;  ///< dense matrices: the order of the product's rows (CGSweeps)
-  /// GPUs: threads of a CDS iteration's kernels, each taking rows i,
-  /// i + work_items, ... (a tuning knob; hosts ignore it). 0 = kband's
-  /// choice: the threads the device holds at once, so that the rows in
-  /// flight form one contiguous front and a row's far neighbours (2D
-  /// Poisson: +-nx) come from L2.
+  /// GPUs: threads of an iteration's row kernels (the CDS product, the
+  /// residual update), each taking rows i, i + work_items, ... (a tuning
+  /// knob; hosts ignore it). 0 = kband's choice: the threads the device
+  /// holds at once, so that the rows in flight form one contiguous front
+  /// and a row's far neighbours (2D Poisson: +-nx) come from L2.
   int work_items = 0;
 };
 
