@@ -60,9 +60,10 @@ inline const char* cg_preconditioner_name(CGPreconditioner p) {
 /// The order in which a dense CG product sweeps the matrix (CGOptions::sweeps).
 ///  - Alternate: odd iterations start from the last rows, so that an
 ///    iteration begins on the rows the one before it read last, while they
-///    are still in cache (H100, 2^12 unknowns: 0.88x the time per iteration).
+///    are still in cache (H100, 2^12 unknowns: 0.88-0.93x the time per
+///    iteration).
 ///  - Forward: every iteration from the first row (one core of a CPU: the
-///    descending order was 1.15-1.25x slower at 2^10 and 2^11).
+///    descending order was 1.15-1.26x slower at 2^10 and 2^11).
 ///  - Auto: Alternate on GPUs, Forward on hosts.
 /// CDS matrices always go forward (alternating gained nothing on the H100
 /// and lost up to 1.5x on one CPU core).
