@@ -456,7 +456,7 @@ int run(const Options& o) {
 
   // bench() once per --sweeps entry (dense matrices) or --work-items entry
   // (CDS); the first one's time (and the reference)
-  auto sweeps = [&](const std::string& mname, auto&&... args) {
+  auto variants = [&](const std::string& mname, auto&&... args) {
     double first = 0;
     const bool dense = mname == "dense";
     const size_t runs = dense ? o.sweeps.size() : o.items_div.size();
@@ -472,7 +472,7 @@ int run(const Options& o) {
       const auto A = kband::make_laplacian_1d<T>(exec, static_cast<int>(n));
       const int lg = log2_exact(n);
       const int cap = (lg < 0 || lg > o.laplace_full_log2) ? o.cap : 0;
-      const double t = sweeps("laplace1d", n, A, kband::CGPreconditioner::None, 9.0, cap, [&] {
+      const double t = variants("laplace1d", n, A, kband::CGPreconditioner::None, 9.0, cap, [&] {
 #if defined(KBAND_BENCH_HAVE_KOKKOSKERNELS)
         return kband::cds_to_crs(exec, A);
 #endif
@@ -494,16 +494,16 @@ int run(const Options& o) {
       };
       const int lg = log2_exact(n);
       solve_time["poisson2d/" + std::to_string(lg)] =
-          sweeps("poisson2d", n, A, kband::CGPreconditioner::None, 9.0, 0, crs);
+          variants("poisson2d", n, A, kband::CGPreconditioner::None, 9.0, 0, crs);
       solve_time["poisson2d-line/" + std::to_string(lg)] =
-          sweeps("poisson2d", n, A, kband::CGPreconditioner::Line, 10.0, 0, crs);
+          variants("poisson2d", n, A, kband::CGPreconditioner::Line, 10.0, 0, crs);
     }
   if (wanted("dense"))
     for (long long n : sizes(o.max_dense_log2)) {
       const auto A = kband::make_random_spd<T>(exec, static_cast<int>(n), 2025);
       const int lg = log2_exact(n);
       solve_time["dense/" + std::to_string(lg)] =
-          sweeps("dense", n, A, kband::CGPreconditioner::None, 9.0, 0, [&] {
+          variants("dense", n, A, kband::CGPreconditioner::None, 9.0, 0, [&] {
 #if defined(KBAND_BENCH_HAVE_KOKKOSKERNELS)
             return kband::cds_to_crs(exec, kband::cds_from_dense(exec, A, 0.0));
 #endif
