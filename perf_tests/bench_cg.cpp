@@ -370,7 +370,9 @@ int run(const Options& o) {
     r.layout = mname;
     const char* swname = sw == kband::CGSweeps::Auto ? "auto" : (sw == kband::CGSweeps::Alternate ? "alternate" : "forward");
     const std::string pname = std::string(kband::cg_preconditioner_name(prec)) +
-                              (sw == kband::CGSweeps::Auto ? "" : (sw == kband::CGSweeps::Alternate ? "/alt" : "/fw")) +
+                              (mname != "dense" || sw == kband::CGSweeps::Auto
+                                   ? ""
+                                   : (sw == kband::CGSweeps::Alternate ? "/alt" : "/fw")) +
                               (div > 0 ? "/n" + std::to_string(div) : std::string());
     r.variant = pname;
     r.precision = o.precision;
