@@ -175,13 +175,6 @@ double cds_true_residual(const kband::CDSMatrix<double>& A, const std::vector<do
   });
 }
 
-/// The dense product reads the upper triangle in 128 x 128 tiles: sizes
-/// one short of, at and past a tile, several tiles with a partial last one
-/// (1537: 13 tiles a side, the last of one row),
-/// row-major and column-major matrices (the latter read as the transpose).
-/// Checked by the true residual in long double; a second solve must repeat
-/// the first bit for bit (every partial product has one writer, summed in a
-/// fixed order: no atomics).
 /// A random symmetric n x n matrix on the device, and its host copy `h`:
 /// diagonal d0 + U(0, 1), off-diagonal entries U(-0.5, 0.5) * scale.
 template <class Layout>
@@ -197,6 +190,13 @@ Kokkos::View<double**, Layout> random_symmetric(const int n, Rng& rng, const dou
   return A;
 }
 
+/// The dense product reads the upper triangle in 128 x 128 tiles: sizes
+/// one short of, at and past a tile, several tiles with a partial last one
+/// (1537: 13 tiles a side, the last of one row),
+/// row-major and column-major matrices (the latter read as the transpose).
+/// Checked by the true residual in long double; a second solve must repeat
+/// the first bit for bit (every partial product has one writer, summed in a
+/// fixed order: no atomics).
 template <class Layout>
 void dense_tiles_case(const int n) {
   Rng rng(mix_seed({82, static_cast<std::uint64_t>(n)}));
