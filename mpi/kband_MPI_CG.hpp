@@ -237,7 +237,7 @@ class DistCGSolver {
 
  private:
   static Op make_op(const DistCDSMatrix<T, Mem>& A, CGPreconditioner prec) {
-    if (!all_ok(prec != CGPreconditioner::Line && A.rows >= 1, A.comm))
+    if (!all_ok((prec == CGPreconditioner::None || prec == CGPreconditioner::Jacobi) && A.rows >= 1, A.comm))
       throw Error("kband::mpi::cg: the line preconditioner is not distributed (use None or Jacobi), or the matrix is empty");
     int size = 1, rank = 0;
     check(MPI_Comm_size(A.comm, &size), "MPI_Comm_size");

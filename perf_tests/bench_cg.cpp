@@ -17,6 +17,11 @@
 //   CDS, plain CG: m (matrix) + 9 (x r/w, r read twice + written, p r/w, q w/r)
 //   CDS, line preconditioner: m + 10 (K1 reads z instead of r; the line kernel
 //   reads r and q, writes r and z)
+//   CDS, zebra preconditioner: ndiag + 6.5 per unknown of the grid (all
+//   diagonals are read; an iteration works on the n/2 black rows: their
+//   direction, product, residual and line solve, 13 vector elements and
+//   ndiag diagonals a black row; the red rows' couplings, right-hand side
+//   and line solve, 4 vector elements and ndiag - 3 diagonals a red row)
 //   m = the diagonals the solver reads: the main and upper ones of a
 //   symmetric matrix (CGSolver::upper_only(); 2D Poisson 3, 1D Laplacian 2),
 //   else ndiag
@@ -67,7 +72,7 @@ struct Options {
 void usage() {
   std::printf(
       "usage: kband-bench cg [options]\n"
-      "  CG on seed 003's matrices (b = ones, x0 = 0): kband (plain, line-preconditioned for 2D Poisson)\n"
+      "  CG on seed 003's matrices (b = ones, x0 = 0): kband (plain; line and zebra preconditioners for 2D Poisson)\n"
       "  vs the Kokkos Kernels reference CG, per-iteration time vs the bandwidth floor, seed A100 times.\n"
       "  --n LIST              unknowns (default: even powers of two, 2^4 .. the maxima below)\n"
       "  --max-cds-log2 K      largest CDS size 2^K (default 20 GPU, 18 host; 24 for the >= 2^22 targets)\n"
@@ -366,7 +371,7 @@ int run(const Options& o) {
     const double res_bound = std::is_same<T, double>::value ? 1e-4 : 1e-2;
     const bool ok = finite && status_ok && (capped || tres <= res_bound);
     Row r;
-    r.algo = prec == kband::CGPreconditioner::Line ? "cg-kband-line" : "cg-kband";
+    r.algo = prec == kband::CGPreconditioner::None ? "cg-kband" : std::string("cg-kband-") + kband::cg_preconditioner_name(prec);
     r.layout = mname;
     const char* swname = sw == kband::CGSweeps::Auto ? "auto" : (sw == kband::CGSweeps::Alternate ? "alternate" : "forward");
     const std::string pname = std::string(kband::cg_preconditioner_name(prec)) +
@@ -398,7 +403,8 @@ int run(const Options& o) {
     if (capped) note << ", capped at " << cap << " iterations";
     if (mname == "dense") note << ", sweeps " << swname;
     if (div > 0) note << ", work_items n/" << div;
-    if (prec == kband::CGPreconditioner::Line) note << ", lines=" << solver.lines() << "x" << solver.line_length();
+    if (solver.lines() > 0) note << ", lines=" << solver.lines() << "x" << solver.line_length();
+    if (prec == kband::CGPreconditioner::Zebra) note << ", iterations on the black lines' Schur complement";
     // the Kokkos Kernels reference on the same matrix in CRS
     double kk_us = 0;
 #if defined(KBAND_BENCH_HAVE_KOKKOSKERNELS)
@@ -499,6 +505,9 @@ int run(const Options& o) {
           variants("poisson2d", n, A, kband::CGPreconditioner::None, 9.0, 0, crs);
       solve_time["poisson2d-line/" + std::to_string(lg)] =
           variants("poisson2d", n, A, kband::CGPreconditioner::Line, 10.0, 0, crs);
+      if (N >= 2)
+        solve_time["poisson2d-zebra/" + std::to_string(lg)] =
+            variants("poisson2d", n, A, kband::CGPreconditioner::Zebra, 6.5, 0, crs);
     }
   if (wanted("dense"))
     for (long long n : sizes(o.max_dense_log2)) {
@@ -519,6 +528,7 @@ int run(const Options& o) {
   };
   target("2D Poisson 2^20 unpreconditioned <= 0.100 s (seed 0.300 s)", "poisson2d/20", 0.100);
   target("2D Poisson 2^20 line-preconditioned <= 0.050 s", "poisson2d-line/20", 0.050);
+  target("2D Poisson 2^20 zebra line-preconditioned <= 0.050 s", "poisson2d-zebra/20", 0.050);
   target("1D Laplacian 2^20 <= 12 s (seed 72.84 s)", "laplace1d/20", 12.0);
   target("dense SPD 2^12 <= 0.5 s (seed 2.534 s)", "dense/12", 0.5);
   for (const auto& kv : per_iter_kband) {

@@ -48,7 +48,7 @@
 // the solver's constructor.
 #pragma once
 
-#include "impl/kband_CG_impl.hpp"
+#include "impl/kband_CGZebra_impl.hpp"
 
 #include <cmath>
 #include <memory>
@@ -92,7 +92,11 @@ class CGSolver {
   using vector_type = Kokkos::View<value_type*, memory_space>;
 
   CGSolver(const Exec& exec, const Matrix& A, CGPreconditioner prec = CGPreconditioner::None)
-      : op_(traits::make(exec, A)), prec_(prec), line_(make_line(exec, A, prec)), driver_(exec, op_, prec, line_.get()) {
+      : op_(traits::make(exec, A)),
+        prec_(prec),
+        line_(make_line(exec, A, prec)),
+        zebra_(make_zebra(exec, A, prec)),
+        driver_(zebra_ ? nullptr : std::make_shared<Driver>(exec, op_, prec, line_.get())) {
     static_assert(std::is_same<value_type, float>::value || std::is_same<value_type, double>::value,
                   "kband::CGSolver: float and double are supported");
   }
@@ -107,18 +111,20 @@ class CGSolver {
     impl::require(opt.tol >= 0 && std::isfinite(opt.tol), impl::concat(fn, ": tol=", opt.tol, " must be finite and >= 0"));
     impl::require(opt.max_iterations >= 0, impl::concat(fn, ": max_iterations=", opt.max_iterations, " must be >= 0"));
     impl::require(opt.check_every >= 1, impl::concat(fn, ": check_every=", opt.check_every, " must be >= 1"));
-    return driver_.solve(exec, b, x, opt, impl::LocalComm{});
+    if (zebra_) return zebra_->solve(exec, b, x, opt);
+    return driver_->solve(exec, b, x, opt, impl::LocalComm{});
   }
 
   CGPreconditioner preconditioner() const { return prec_; }
   /// True when the product reads only the matrix's main and upper diagonals
   /// (dense: its upper triangle): always for dense matrices, and for CDS
   /// matrices whose offsets come in +-o pairs and whose values were exactly
-  /// symmetric when the solver was built. Other CDS matrices are read whole.
-  bool upper_only() const { return op_.upper_only(); }
-  /// Line preconditioner: number and length of the lines (0 without it).
-  int lines() const { return line_ ? line_->lines() : 0; }
-  int line_length() const { return line_ ? line_->line_length() : 0; }
+  /// symmetric when the solver was built. Other CDS matrices, and every
+  /// matrix under the zebra preconditioner, are read whole.
+  bool upper_only() const { return !zebra_ && op_.upper_only(); }
+  /// Line and zebra preconditioners: number and length of the lines (0 without them).
+  int lines() const { return line_ ? line_->lines() : (zebra_ ? zebra_->lines() : 0); }
+  int line_length() const { return line_ ? line_->line_length() : (zebra_ ? zebra_->line_length() : 0); }
 
  private:
   using Op = typename traits::type;
@@ -135,11 +141,26 @@ class CGSolver {
   static std::shared_ptr<Line> line_of(const Exec&, const M&) {
     throw Error("kband::cg: the line preconditioner needs a CDSMatrix (dense matrices: None or Jacobi)");
   }
+  using Zebra = impl::ZebraSolver<Exec, value_type, memory_space>;
+  template <class M>
+  static std::shared_ptr<Zebra> make_zebra(const Exec& exec, const M& A, CGPreconditioner prec) {
+    if (prec != CGPreconditioner::Zebra) return nullptr;
+    return zebra_of(exec, A);
+  }
+  static std::shared_ptr<Zebra> zebra_of(const Exec& exec, const CDSMatrix<value_type, memory_space>& A) {
+    return std::make_shared<Zebra>(exec, A);
+  }
+  template <class M>
+  static std::shared_ptr<Zebra> zebra_of(const Exec&, const M&) {
+    throw Error("kband::cg: the zebra preconditioner needs a CDSMatrix (dense matrices: None or Jacobi)");
+  }
+  using Driver = impl::CGDriver<Exec, value_type, Op, impl::LocalComm>;
 
   Op op_;
   CGPreconditioner prec_;
   std::shared_ptr<Line> line_;
-  impl::CGDriver<Exec, value_type, Op, impl::LocalComm> driver_;
+  std::shared_ptr<Zebra> zebra_;
+  std::shared_ptr<Driver> driver_;  // all but Zebra
 };
 
 template <class Exec, class Matrix>

@@ -1,6 +1,6 @@
 # CG over CDS / dense matrices (issue 8): kband_cg_tests, and with MPI the
 # distributed CG on 1..4 ranks.
-add_executable(kband_cg_tests kband_test_main.cpp test_cds.cpp test_cg.cpp)
+add_executable(kband_cg_tests kband_test_main.cpp test_cds.cpp test_cg.cpp test_cg_zebra.cpp)
 target_link_libraries(kband_cg_tests PRIVATE kband::kband GTest::gtest)
 target_include_directories(kband_cg_tests PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
 if(KBAND_HAVE_KOKKOSKERNELS AND TARGET Kokkos::kokkoskernels)

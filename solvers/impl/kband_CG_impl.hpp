@@ -50,11 +50,20 @@ inline const char* cg_status_name(CGStatus s) {
 enum class CGPreconditioner {
   None,    ///< plain CG
   Jacobi,  ///< z = r / diag(A)
-  Line     ///< z = T^-1 r, T = the tridiagonal part (offsets -1, 0, 1) split into independent lines (CDS only)
+  Line,    ///< z = T^-1 r, T = the tridiagonal part (offsets -1, 0, 1) split into independent lines (CDS only)
+  /// Symmetric red-black (zebra) line Gauss-Seidel on those lines, run as CG
+  /// on the odd lines' Schur complement (CDS only; lines of one length, other
+  /// couplings between adjacent lines only: kband_CGZebra_impl.hpp).
+  Zebra
 };
 
 inline const char* cg_preconditioner_name(CGPreconditioner p) {
-  return p == CGPreconditioner::None ? "none" : (p == CGPreconditioner::Jacobi ? "jacobi" : "line");
+  switch (p) {
+    case CGPreconditioner::None: return "none";
+    case CGPreconditioner::Jacobi: return "jacobi";
+    case CGPreconditioner::Line: return "line";
+    default: return "zebra";
+  }
 }
 
 /// The order in which a dense CG product sweeps the matrix (CGOptions::sweeps).

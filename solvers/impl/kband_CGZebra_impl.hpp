@@ -1,0 +1,376 @@
+// kband CG with the zebra line preconditioner (CGPreconditioner::Zebra):
+// symmetric red-black line Gauss-Seidel, run as CG on the Schur complement of
+// the odd ("black") lines.
+//
+// The lines are those of the line preconditioner (the tridiagonal part of A
+// split where both couplings between consecutive rows are zero), all of one
+// length L. Colour the even lines red and the odd ones black. When every
+// other stored entry joins a line only to the lines next to it (2D Poisson:
+// offsets +-nx), A is, in red-black order,
+//
+//   [ D_R  U  ]      D_R, D_B: the lines' tridiagonal blocks,
+//   [ U^T  D_B],     U: the couplings between red and black lines,
+//
+// and eliminating the red lines leaves S x_B = g with
+//   S = D_B - U^T D_R^-1 U,   g = b_B - U^T D_R^-1 b_R,   x_R = D_R^-1 (b_R - U x_B).
+// kband runs preconditioned CG on that system, with the black lines' own
+// solves D_B^-1 as its preconditioner. This is CG with the symmetric zebra
+// line Gauss-Seidel preconditioner, on half the unknowns: the eigenvalues of
+// D_B^-1 S are 1 - mu^2 for the line-Jacobi iteration's mu, so it needs
+// about half the iterations of the line preconditioner (2D Poisson 2^18: 399
+// against 797), each applying two half batches of line solves (the red lines
+// to apply S, the black ones to precondition).
+//
+// The residual of the reduced system is the residual of the full system at
+// the iterate whose red lines are solved exactly (those rows' residual is 0),
+// so the stopping test ||r_k|| <= tol ||r_0|| is on the true system's
+// residual; r_0 is that of x0's black lines with the red lines solved (it can
+// exceed ||b - A x0||: 1.41x for 2D Poisson, b = ones, x0 = 0).
+//
+// Vectors in the reduced spaces are compact: black line c (full line 2c + 1)
+// row j at c L + j, red line c (full line 2c) row j at c L + j. A coupling at
+// offset o from full row i reaches line i's next line (o > 0) or previous
+// one (o < 0); in the compact vectors of the other colour it is at offset
+//   red rows:   o - L (o > 0), o     (o < 0)
+//   black rows: o     (o > 0), o + L (o < 0).
+// The kernels read A in place (no copy of the matrix); the line solvers hold
+// factors of the red and black tridiagonal blocks (one each for 2D Poisson).
+//
+// Per iteration (the driver is CGDriver, with this operator and the black
+// lines' LineSolver as its line preconditioner):
+//   ZebraRedRhs   s_R = -U p_new (p_new = z + beta p_old at each coupling)   reads z, p_old, U
+//   red lines     t = D_R^-1 s_R                                             LineKernel (Apply)
+//   ZebraBlack    p_new, q = D_B p_new + U^T t, p.Ap; x_B += alpha p_old     reads z, p_old, x, A, t
+//   black lines   r -= alpha q, z = D_B^-1 r, (r.r, r.z)                     LineKernel (Iterate)
+#pragma once
+
+#include "kband_CG_impl.hpp"
+
+#include <memory>
+
+namespace kband {
+namespace impl {
+
+/// Couplings of one colour's rows to the other colour's compact vector: the
+/// matrix diagonal (index into A's data) and the compact offset.
+struct ZebraCouplings {
+  static constexpr int kMax = 8;
+  int count = 0;
+  int diag[kMax] = {};
+  int off[kMax] = {};
+};
+
+/// What the zebra kernels share: A in place, the line length, the couplings.
+template <class T, class Mem>
+struct ZebraRows {
+  using Data = Kokkos::View<const T**, Kokkos::LayoutLeft, Mem>;
+  Data A;
+  int L = 1, nR = 0, nB = 0;
+  int dl = -1, d0 = -1, du = -1;  // tridiagonal part (-1: not stored)
+  ZebraCouplings red, black;      // red rows -> black vector, black rows -> red vector
+  /// Full row of compact row ic of colour `color` (0 red, 1 black).
+  KOKKOS_INLINE_FUNCTION int full(const int ic, const int color) const { return ic + (ic / L + color) * L; }
+  /// sum over the couplings of red row ic: A(i, o) v(compact black column)
+  template <class V>
+  KOKKOS_INLINE_FUNCTION T red_coupling(const int ic, const V& v) const {
+    const int i = full(ic, 0);
+    T s = 0;
+    for (int c = 0; c < red.count; ++c) {
+      const int j = ic + red.off[c];
+      if (j >= 0 && j < nB) s += A(i, red.diag[c]) * v(j);
+    }
+    return s;
+  }
+  /// Row ib of D_B v + U^T t (v: a black vector, t: a red one).
+  template <class V, class W>
+  KOKKOS_INLINE_FUNCTION T black_row(const int ib, const V& v, const W& t) const {
+    const int i = full(ib, 1), j = ib % L;
+    T s = A(i, d0) * v(ib);
+    if (dl >= 0 && j > 0) s += A(i, dl) * v(ib - 1);
+    if (du >= 0 && j + 1 < L) s += A(i, du) * v(ib + 1);
+    for (int c = 0; c < black.count; ++c) {
+      const int k = ib + black.off[c];
+      if (k >= 0 && k < nR) s += A(i, black.diag[c]) * t(k);
+    }
+    return s;
+  }
+};
+
+template <class T, class Mem>
+struct ZebraVec {
+  Kokkos::View<const T*, Mem> v;
+  KOKKOS_INLINE_FUNCTION T operator()(const int i) const { return v(i); }
+};
+
+/// s_R = base - U v over the red rows (base empty: 0). V: a black vector, or
+/// the CG direction computed on the fly (then only while iteration k goes).
+template <class T, class Mem, class V>
+struct ZebraRedRhs {
+  ZebraRows<T, Mem> z;
+  Kokkos::View<const T*, Mem> base;
+  Kokkos::View<T*, Mem> s;
+  V v;
+  CGState<T, Mem> st;
+  bool iterating = false;
+  KOKKOS_INLINE_FUNCTION void operator()(const int ic) const {
+    if (iterating && !st.go()) return;
+    s(ic) = (base.extent(0) > 0 ? base(ic) : T(0)) - z.red_coupling(ic, v);
+  }
+};
+
+/// q0 = D_B x_B + U^T t (the start: t = D_R^-1 (b_R - U x_B)).
+template <class T, class Mem>
+struct ZebraBlackStart {
+  ZebraRows<T, Mem> z;
+  Kokkos::View<const T*, Mem> x, t;
+  Kokkos::View<T*, Mem> q;
+  KOKKOS_INLINE_FUNCTION void operator()(const int ib) const { q(ib) = z.black_row(ib, ZebraVec<T, Mem>{x}, ZebraVec<T, Mem>{t}); }
+};
+
+/// The black rows' K1: the deferred x update, p_new (written once, computed
+/// at every neighbour), q = D_B p_new + U^T t with t = -D_R^-1 U p_new, p.Ap.
+template <class T, class Mem, int Prec>
+struct ZebraBlack {
+  CGStep<T, Mem, Prec> s;
+  ZebraRows<T, Mem> z;
+  Kokkos::View<const T*, Mem> t;
+  Kokkos::View<T*, Mem> q;
+  KOKKOS_INLINE_FUNCTION void operator()(const int c, T& pap) const {
+    const T a = s.x_alpha();
+    const bool go = s.st.go();
+    if (a == T(0) && !go) return;
+    const CGDir<T, Mem, Prec> d = s.dir();
+    const ZebraVec<T, Mem> tv{t};
+    for (int i = s.st.first(c), e = s.st.last(c), di = s.st.step(); i < e; i += di) {
+      if (a != T(0)) s.x(i) += a * s.pold(i);
+      if (go) {
+        const T pi = d(i);
+        const T qi = z.black_row(i, d, tv);
+        s.pnew(i) = pi;
+        q(i) = qi;
+        pap += pi * qi;
+      }
+    }
+  }
+};
+
+/// Compact copies of b's red and black rows and x's black rows.
+template <class T, class Mem, class VB, class VX>
+struct ZebraGather {
+  ZebraRows<T, Mem> z;
+  VB b;
+  VX x;
+  Kokkos::View<T*, Mem> bR, bB, xB;
+  KOKKOS_INLINE_FUNCTION void operator()(const int i) const {
+    const int line = i / z.L, ic = (line / 2) * z.L + i % z.L;
+    if (line % 2 == 0) {
+      bR(ic) = b(i);
+    } else {
+      bB(ic) = b(i);
+      xB(ic) = x(i);
+    }
+  }
+};
+
+/// x = the black rows of xB and the red rows of tR.
+template <class T, class Mem, class VX>
+struct ZebraScatter {
+  ZebraRows<T, Mem> z;
+  Kokkos::View<const T*, Mem> tR, xB;
+  VX x;
+  KOKKOS_INLINE_FUNCTION void operator()(const int i) const {
+    const int line = i / z.L, ic = (line / 2) * z.L + i % z.L;
+    x(i) = line % 2 == 0 ? tR(ic) : xB(ic);
+  }
+};
+
+/// The black rows' main diagonal.
+template <class T, class Mem>
+struct ZebraDiagonal {
+  ZebraRows<T, Mem> z;
+  Kokkos::View<T*, Mem> out;
+  KOKKOS_INLINE_FUNCTION void operator()(const int ib) const { out(ib) = z.A(z.full(ib, 1), z.d0); }
+};
+
+/// The operator CGDriver iterates: S = D_B - U^T D_R^-1 U on the black
+/// lines' compact vectors. b_R (set by ZebraSolver before each solve) enters
+/// the start only.
+template <class Exec, class T, class Mem>
+struct ZebraOperator {
+  using Vec = Kokkos::View<T*, Mem>;
+  ZebraRows<T, Mem> z;
+  std::shared_ptr<const LineSolver<T, Mem>> red;  // D_R
+  Vec bR, sR, tR;                                 // compact red vectors
+  int n() const { return z.nB; }
+  int global_n() const { return z.nB; }
+  int halo() const { return 0; }
+  bool upper_only() const { return false; }
+  void diagonal(const Exec& exec, const Vec& out) const {
+    Kokkos::parallel_for("kband::cg::zebra_diagonal", Range<Exec>(exec, 0, z.nB), ZebraDiagonal<T, Mem>{z, out});
+  }
+  /// q = D_B x + U^T D_R^-1 (b_R - U x): the driver's r_0 = b_B - q is g - S x.
+  template <class VX>
+  void start(const Exec& exec, const VX& x, const Vec&, const Vec& q) const {
+    Kokkos::parallel_for("kband::cg::zebra_red", Range<Exec>(exec, 0, z.nR),
+                         ZebraRedRhs<T, Mem, ZebraVec<T, Mem>>{z, bR, sR, ZebraVec<T, Mem>{x}, {}, false});
+    red->apply(exec, sR, tR);
+    Kokkos::parallel_for("kband::cg::zebra_black_start", Range<Exec>(exec, 0, z.nB), ZebraBlackStart<T, Mem>{z, x, tR, q});
+  }
+  template <class Step, class Slot>
+  void step(const Exec& exec, const Step& s, const Vec& q, const Slot& pap) const {
+    constexpr int P = Step::prec;
+    Kokkos::parallel_for("kband::cg::zebra_red", Range<Exec>(exec, 0, z.nR),
+                         ZebraRedRhs<T, Mem, CGDir<T, Mem, P>>{z, {}, sR, s.dir(), s.st, true});
+    red->apply(exec, sR, tR);
+    Kokkos::parallel_reduce("kband::cg::zebra_black", CGPolicy<Exec>(exec, 0, s.st.chunks()),
+                            ZebraBlack<T, Mem, P>{s, z, tR, q}, pap);
+  }
+  template <class K>
+  void finish(const Exec& exec, const K& k) const {
+    Kokkos::parallel_for("kband::cg::finish", CGPolicy<Exec>(exec, 0, k.s.st.chunks()), k);
+  }
+};
+
+/// Host-side analysis of A for the zebra preconditioner: the lines, their
+/// colours' tridiagonal blocks (as CDS matrices of the compact vectors) and
+/// the couplings. Throws kband::Error when A does not have that structure.
+template <class T, class Mem>
+struct ZebraSetup {
+  ZebraRows<T, Mem> rows;
+  CDSMatrix<T, Mem> DR, DB;
+
+  template <class Exec>
+  ZebraSetup(const Exec& exec, const CDSMatrix<T, Mem>& A) {
+    const char* fn = "kband::cg (zebra preconditioner)";
+    const int n = A.n();
+    auto h = Kokkos::create_mirror_view(A.data());
+    exec.fence();
+    Kokkos::deep_copy(h, A.data());
+    const int dl = A.diagonal_index(-1), d0 = A.diagonal_index(0), du = A.diagonal_index(1);
+    require(d0 >= 0, concat(fn, ": needs a stored main diagonal (offset 0)"));
+    auto lower = [&](int i) { return dl >= 0 && i > 0 ? h(i, dl) : T(0); };
+    auto upper = [&](int i) { return du >= 0 && i < n - 1 ? h(i, du) : T(0); };
+    // the lines, as the line preconditioner finds them; all of one length
+    std::vector<int> line_of(n, 0);
+    int L = 0, m = 0, start = 0;
+    for (int i = 0; i < n; ++i) {
+      if (i > 0 && upper(i - 1) == T(0) && lower(i) == T(0)) {
+        const int len = i - start;
+        require(L == 0 || len == L, concat(fn, ": the lines (tridiagonal blocks) must all have one length; line ", m,
+                                           " has ", len, " rows, line 0 ", L));
+        L = len;
+        start = i;
+        ++m;
+      }
+      line_of[i] = m;
+    }
+    const int last = n - start;
+    require(L == 0 || last == L, concat(fn, ": the lines (tridiagonal blocks) must all have one length; the last has ",
+                                        last, " rows, line 0 ", L));
+    L = last;
+    ++m;
+    require(m >= 2, concat(fn, ": needs at least two lines (A is one tridiagonal block of ", n,
+                           " rows: use CGPreconditioner::Line, which solves it exactly)"));
+    rows.L = L;
+    rows.nR = ((m + 1) / 2) * L;
+    rows.nB = (m / 2) * L;
+    rows.dl = dl;
+    rows.d0 = d0;
+    rows.du = du;
+    // the couplings: every other stored diagonal, entries joining adjacent lines only
+    const auto& offs = A.host_offsets();
+    for (int d = 0; d < A.ndiag(); ++d) {
+      const int o = offs[d];
+      if (o >= -1 && o <= 1) continue;
+      for (int i = 0; i < n; ++i) {
+        const int j = i + o;
+        if (j < 0 || j >= n || h(i, d) == T(0)) continue;
+        require(line_of[j] == line_of[i] + (o > 0 ? 1 : -1),
+                concat(fn, ": entry (", i, ", ", j, ") joins line ", line_of[i], " to line ", line_of[j],
+                       "; the zebra split needs every coupling outside the tridiagonal part to join adjacent lines"));
+      }
+      require(rows.red.count < ZebraCouplings::kMax,
+              concat(fn, ": at most ", ZebraCouplings::kMax, " coupling diagonals are supported"));
+      rows.red.diag[rows.red.count] = d;
+      rows.red.off[rows.red.count++] = o > 0 ? o - L : o;
+      rows.black.diag[rows.black.count] = d;
+      rows.black.off[rows.black.count++] = o > 0 ? o : o + L;
+    }
+    rows.A = A.data();
+    // the colours' tridiagonal blocks as CDS matrices of the compact vectors
+    auto block = [&](const char* label, const int color, const int rows_c) {
+      CDSMatrix<T, Mem> M(label, rows_c, {-1, 0, 1});
+      auto hm = Kokkos::create_mirror_view(M.data());
+      for (int ic = 0; ic < rows_c; ++ic) {
+        const int i = ic + (ic / L + color) * L, j = ic % L;
+        hm(ic, 0) = j > 0 ? lower(i) : T(0);
+        hm(ic, 1) = h(i, d0);
+        hm(ic, 2) = j + 1 < L ? upper(i) : T(0);
+      }
+      Kokkos::deep_copy(M.data(), hm);
+      return M;
+    };
+    DR = block("kband::cg::zebra_red_lines", 0, rows.nR);
+    DB = block("kband::cg::zebra_black_lines", 1, rows.nB);
+  }
+};
+
+/// The zebra solver CGSolver delegates to: compact vectors, the red lines'
+/// solver, the black lines' solver (the driver's line preconditioner).
+template <class Exec, class T, class Mem>
+class ZebraSolver {
+ public:
+  using Vec = Kokkos::View<T*, Mem>;
+
+  ZebraSolver(const Exec& exec, const CDSMatrix<T, Mem>& A) : ZebraSolver(exec, ZebraSetup<T, Mem>(exec, A)) {}
+
+  template <class VB, class VX>
+  CGResult solve(const Exec& exec, const VB& b, const VX& x, const CGOptions& opt) {
+    const ZebraRows<T, Mem>& z = op_.z;
+    const int n = z.nR + z.nB;
+    Kokkos::parallel_for("kband::cg::zebra_gather", Range<Exec>(exec, 0, n),
+                         ZebraGather<T, Mem, VB, VX>{z, b, x, op_.bR, bB_, xB_});
+    CGResult res = driver_.solve(exec, bB_, xB_, opt, LocalComm{});
+    // nothing was iterated on non-finite input: x stays as it was
+    if (res.status == CGStatus::NonFinite && res.iterations == 0) return res;
+    // the red lines from the final black ones
+    Kokkos::parallel_for("kband::cg::zebra_red", Range<Exec>(exec, 0, z.nR),
+                         ZebraRedRhs<T, Mem, ZebraVec<T, Mem>>{z, op_.bR, op_.sR, ZebraVec<T, Mem>{xB_}, {}, false});
+    op_.red->apply(exec, op_.sR, op_.tR);
+    Kokkos::parallel_for("kband::cg::zebra_scatter", Range<Exec>(exec, 0, n), ZebraScatter<T, Mem, VX>{z, op_.tR, xB_, x});
+    exec.fence();
+    return res;
+  }
+
+  int lines() const { return op_.z.nR / op_.z.L + op_.z.nB / op_.z.L; }
+  int line_length() const { return op_.z.L; }
+
+ private:
+  using Op = ZebraOperator<Exec, T, Mem>;
+  ZebraSolver(const Exec& exec, const ZebraSetup<T, Mem>& s)
+      : op_(make_op(exec, s)),
+        black_(std::make_shared<LineSolver<T, Mem>>(exec, s.DB)),
+        driver_(exec, op_, CGPreconditioner::Line, black_.get()) {
+    auto alloc = [&](const char* l, int len) { return Vec(Kokkos::view_alloc(exec, std::string(l)), len); };
+    bB_ = alloc("kband::cg::zebra_bB", s.rows.nB);
+    xB_ = alloc("kband::cg::zebra_xB", s.rows.nB);
+  }
+  static Op make_op(const Exec& exec, const ZebraSetup<T, Mem>& s) {
+    auto alloc = [&](const char* l, int len) { return Vec(Kokkos::view_alloc(exec, std::string(l)), len); };
+    Op op;
+    op.z = s.rows;
+    op.red = std::make_shared<const LineSolver<T, Mem>>(exec, s.DR);
+    op.bR = alloc("kband::cg::zebra_bR", s.rows.nR);
+    op.sR = alloc("kband::cg::zebra_sR", s.rows.nR);
+    op.tR = alloc("kband::cg::zebra_tR", s.rows.nR);
+    return op;
+  }
+
+  Op op_;
+  std::shared_ptr<LineSolver<T, Mem>> black_;
+  CGDriver<Exec, T, Op, LocalComm> driver_;
+  Vec bB_, xB_;
+};
+
+}  // namespace impl
+}  // namespace kband
