@@ -67,6 +67,7 @@ struct Options {
   std::string json = "kband-bench-cg.json";
   std::vector<kband::CGSweeps> sweeps{kband::CGSweeps::Auto};  // CGOptions::sweeps of each dense kband row, in order
   std::vector<int> items_div{0};  // CDS rows: CGOptions::work_items = ceil(n / K) for each K (0: kband's choice)
+  std::string precs = "none,line,zebra";  // the 2D Poisson rows' preconditioners
 };
 
 void usage() {
@@ -90,6 +91,7 @@ void usage() {
       "                        (CGOptions::sweeps); the first one feeds the targets\n"
       "  --work-items LIST     CDS kband rows for each of auto (default) or n/K (CGOptions::work_items\n"
       "                        = ceil(n / K), GPUs); the first one feeds the targets\n"
+      "  --precs LIST          2D Poisson rows: subset of none,line,zebra (default all three)\n"
       "  --quick               smoke run: 2^4 .. 2^10, dense to 2^8, 1 rep\n"
       "  --json FILE           results file (default kband-bench-cg.json; 'none' = off)\n"
       "  --help                this text\n");
@@ -150,6 +152,7 @@ bool parse(int argc, char** argv, Options& o) {
       }
       if (o.items_div.empty()) return false;
     }
+    else if (a == "--precs") o.precs = next("--precs");
     else if (a == "--quick") o.quick = true;
     else if (a == "--json") o.json = next("--json");
     else {
@@ -501,11 +504,14 @@ int run(const Options& o) {
 #endif
       };
       const int lg = log2_exact(n);
-      solve_time["poisson2d/" + std::to_string(lg)] =
-          variants("poisson2d", n, A, kband::CGPreconditioner::None, 9.0, 0, crs);
-      solve_time["poisson2d-line/" + std::to_string(lg)] =
-          variants("poisson2d", n, A, kband::CGPreconditioner::Line, 10.0, 0, crs);
-      if (N >= 2)
+      auto prec_wanted = [&](const char* p) { return o.precs.find(p) != std::string::npos; };
+      if (prec_wanted("none"))
+        solve_time["poisson2d/" + std::to_string(lg)] =
+            variants("poisson2d", n, A, kband::CGPreconditioner::None, 9.0, 0, crs);
+      if (prec_wanted("line"))
+        solve_time["poisson2d-line/" + std::to_string(lg)] =
+            variants("poisson2d", n, A, kband::CGPreconditioner::Line, 10.0, 0, crs);
+      if (prec_wanted("zebra") && N >= 2)
         solve_time["poisson2d-zebra/" + std::to_string(lg)] =
             variants("poisson2d", n, A, kband::CGPreconditioner::Zebra, 6.5, 0, crs);
     }
