@@ -102,19 +102,26 @@ struct ZebraVec {
   KOKKOS_INLINE_FUNCTION T operator()(const int i) const { return v(i); }
 };
 
-/// s_R = base - U v over the red rows (base empty: 0). V: a black vector, or
-/// the CG direction computed on the fly (then only while iteration k goes).
-template <class T, class Mem, class V>
+/// s_R = b_R - U x_B over the red rows.
+template <class T, class Mem>
 struct ZebraRedRhs {
   ZebraRows<T, Mem> z;
-  Kokkos::View<const T*, Mem> base;
+  Kokkos::View<const T*, Mem> b, x;
   Kokkos::View<T*, Mem> s;
-  V v;
-  CGState<T, Mem> st;
-  bool iterating = false;
+  KOKKOS_INLINE_FUNCTION void operator()(const int ic) const { s(ic) = b(ic) - z.red_coupling(ic, ZebraVec<T, Mem>{x}); }
+};
+
+/// s_R = -U p_new over the red rows, p_new = z + beta p_old computed at each
+/// coupling (only while iteration k goes; the direction reads the device
+/// history, so it is formed here, not on the host).
+template <class T, class Mem, int Prec>
+struct ZebraRedStep {
+  CGStep<T, Mem, Prec> st;
+  ZebraRows<T, Mem> z;
+  Kokkos::View<T*, Mem> s;
   KOKKOS_INLINE_FUNCTION void operator()(const int ic) const {
-    if (iterating && !st.go()) return;
-    s(ic) = (base.extent(0) > 0 ? base(ic) : T(0)) - z.red_coupling(ic, v);
+    if (!st.st.go()) return;
+    s(ic) = -z.red_coupling(ic, st.dir());
   }
 };
 
@@ -211,16 +218,14 @@ struct ZebraOperator {
   /// q = D_B x + U^T D_R^-1 (b_R - U x): the driver's r_0 = b_B - q is g - S x.
   template <class VX>
   void start(const Exec& exec, const VX& x, const Vec&, const Vec& q) const {
-    Kokkos::parallel_for("kband::cg::zebra_red", Range<Exec>(exec, 0, z.nR),
-                         ZebraRedRhs<T, Mem, ZebraVec<T, Mem>>{z, bR, sR, ZebraVec<T, Mem>{x}, {}, false});
+    Kokkos::parallel_for("kband::cg::zebra_red", Range<Exec>(exec, 0, z.nR), ZebraRedRhs<T, Mem>{z, bR, x, sR});
     red->apply(exec, sR, tR);
     Kokkos::parallel_for("kband::cg::zebra_black_start", Range<Exec>(exec, 0, z.nB), ZebraBlackStart<T, Mem>{z, x, tR, q});
   }
   template <class Step, class Slot>
   void step(const Exec& exec, const Step& s, const Vec& q, const Slot& pap) const {
     constexpr int P = Step::prec;
-    Kokkos::parallel_for("kband::cg::zebra_red", Range<Exec>(exec, 0, z.nR),
-                         ZebraRedRhs<T, Mem, CGDir<T, Mem, P>>{z, {}, sR, s.dir(), s.st, true});
+    Kokkos::parallel_for("kband::cg::zebra_red", Range<Exec>(exec, 0, z.nR), ZebraRedStep<T, Mem, P>{s, z, sR});
     red->apply(exec, sR, tR);
     Kokkos::parallel_reduce("kband::cg::zebra_black", CGPolicy<Exec>(exec, 0, s.st.chunks()),
                             ZebraBlack<T, Mem, P>{s, z, tR, q}, pap);
@@ -334,8 +339,7 @@ class ZebraSolver {
     // nothing was iterated on non-finite input: x stays as it was
     if (res.status == CGStatus::NonFinite && res.iterations == 0) return res;
     // the red lines from the final black ones
-    Kokkos::parallel_for("kband::cg::zebra_red", Range<Exec>(exec, 0, z.nR),
-                         ZebraRedRhs<T, Mem, ZebraVec<T, Mem>>{z, op_.bR, op_.sR, ZebraVec<T, Mem>{xB_}, {}, false});
+    Kokkos::parallel_for("kband::cg::zebra_red", Range<Exec>(exec, 0, z.nR), ZebraRedRhs<T, Mem>{z, op_.bR, xB_, op_.sR});
     op_.red->apply(exec, op_.sR, op_.tR);
     Kokkos::parallel_for("kband::cg::zebra_scatter", Range<Exec>(exec, 0, n), ZebraScatter<T, Mem, VX>{z, op_.tR, xB_, x});
     exec.fence();
