@@ -46,6 +46,17 @@
 // thread). Line setup reads the matrix to the host once and factors the
 // lines there (one factor when every line has the same coefficients), in
 // the solver's constructor.
+//
+// Zebra (CDS only): symmetric red-black line Gauss-Seidel on those lines,
+// run as CG on the odd lines' Schur complement, preconditioned by their own
+// line solves (impl/kband_CGZebra_impl.hpp). The lines must all have one
+// length, and every other stored entry must join a line to the one before or
+// after it (2D Poisson: +-nx; a 9-point stencil: +-nx, +-nx +-1); kband::Error
+// otherwise. It needs about half the iterations of Line, each on half the
+// unknowns with two half batches of line solves. x0's even lines are not
+// used (they are solved from the odd ones); CGResult counts the reduced
+// iterations, and its history is relative to the residual of x0's odd lines
+// with the even lines solved.
 #pragma once
 
 #include "impl/kband_CGZebra_impl.hpp"

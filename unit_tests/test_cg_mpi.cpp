@@ -102,6 +102,7 @@ TEST(CGMPI, CollectiveErrors) {
   EXPECT_THROW(kband::mpi::cg(Exec(), D, b, x), kband::Error);
   Kokkos::View<double*> x2("x2", D.rows);
   EXPECT_THROW(kband::mpi::cg(Exec(), D, b, x2, {}, CGPreconditioner::Line), kband::Error);
+  EXPECT_THROW(kband::mpi::cg(Exec(), D, b, x2, {}, CGPreconditioner::Zebra), kband::Error);
 }
 
 }  // namespace
