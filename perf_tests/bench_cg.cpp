@@ -9,7 +9,9 @@
 // KokkosBlas dot/axpby/update; compiled in with KBAND_BENCH_HAVE_KOKKOSKERNELS),
 // timed per iteration over min(iterations, --ref-iters) steps. After timing,
 // every solution is verified: status converged (or capped on purpose), x
-// finite and the true residual ||b - A x|| / ||b|| small; the reference's
+// finite and the true residual ||b - A x|| / ||b|| at most 1e-4 (double),
+// 1e-2 (float) or 8 eps ||A||_inf ||x|| / ||b|| (the rounding of A x; float
+// on large grids), whichever is larger; the reference's
 // residual after its steps must agree with kband's history. Exit 1 on a
 // failed verification.
 //
@@ -42,6 +44,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
 #include <map>
 #include <sstream>
 #include <string>
@@ -199,18 +202,20 @@ int log2_exact(long long n) {
 template <class T>
 using Vec = Kokkos::View<T*, Mem>;
 
-/// Sums for the true residual: ||b - Ax||^2, ||b||^2, non-finite x entries.
+/// Sums for the true residual: ||b - Ax||^2, ||b||^2, ||x||^2, non-finite x entries.
 struct Sums3 {
-  double rr = 0, bb = 0, bad = 0;
+  double rr = 0, bb = 0, xx = 0, bad = 0;
   KOKKOS_INLINE_FUNCTION Sums3& operator+=(const Sums3& o) {
     rr += o.rr;
     bb += o.bb;
+    xx += o.xx;
     bad += o.bad;
     return *this;
   }
   KOKKOS_INLINE_FUNCTION void operator+=(const volatile Sums3& o) volatile {
     rr += o.rr;
     bb += o.bb;
+    xx += o.xx;
     bad += o.bad;
   }
 };
@@ -222,6 +227,7 @@ struct ResidualSums {
     const double d = static_cast<double>(b(i)) - static_cast<double>(ax(i));
     s.rr += d * d;
     s.bb += static_cast<double>(b(i)) * static_cast<double>(b(i));
+    s.xx += static_cast<double>(x(i)) * static_cast<double>(x(i));
     s.bad += (x(i) == x(i) && x(i) - x(i) == 0) ? 0.0 : 1.0;
   }
   KOKKOS_INLINE_FUNCTION void init(Sums3& s) const { s = Sums3(); }
@@ -229,15 +235,54 @@ struct ResidualSums {
   KOKKOS_INLINE_FUNCTION void join(volatile Sums3& a, const volatile Sums3& c) const { a += c; }
 };
 
-/// ||b - A x||_2 / ||b||_2 on the device (one spmv), and whether x is finite.
+/// Largest row sum of |A(i, j)| (CDS: over the stored diagonals; dense: the row).
+template <class T, class Mem>
+double norm_inf(const kband::CDSMatrix<T, Mem>& A) {
+  const auto d = A.data();
+  double m = 0;
+  Kokkos::parallel_reduce(
+      "kband_bench::cg::norm_inf", Kokkos::RangePolicy<Exec>(0, A.n()),
+      KOKKOS_LAMBDA(const int i, double& v) {
+        double s = 0;
+        for (int k = 0; k < static_cast<int>(d.extent(1)); ++k) {
+          const double a = static_cast<double>(d(i, k));
+          s += a < 0 ? -a : a;
+        }
+        v = s > v ? s : v;
+      },
+      Kokkos::Max<double>(m));
+  return m;
+}
+template <class VA>
+double norm_inf(const VA& A) {
+  double m = 0;
+  Kokkos::parallel_reduce(
+      "kband_bench::cg::norm_inf", Kokkos::RangePolicy<Exec>(0, static_cast<int>(A.extent(0))),
+      KOKKOS_LAMBDA(const int i, double& v) {
+        double s = 0;
+        for (int j = 0; j < static_cast<int>(A.extent(1)); ++j) {
+          const double a = static_cast<double>(A(i, j));
+          s += a < 0 ? -a : a;
+        }
+        v = s > v ? s : v;
+      },
+      Kokkos::Max<double>(m));
+  return m;
+}
+
+/// ||b - A x||_2 / ||b||_2 on the device (one spmv), and whether x is finite;
+/// `attainable`: 8 eps ||A||_inf ||x||_2 / ||b||_2, the size of the rounding
+/// in A x alone (float 2D Poisson 2^18: 2.8e-2 true residual after the
+/// recursive one fell below 1e-5; this bound: 0.085).
 template <class T, class Matrix>
-double true_residual(const Matrix& A, const Vec<T>& b, const Vec<T>& x, bool& finite) {
+double true_residual(const Matrix& A, const Vec<T>& b, const Vec<T>& x, bool& finite, double& attainable) {
   const int n = static_cast<int>(b.extent(0));
   Vec<T> ax("kband_bench::cg::Ax", n);
   kband::spmv(Exec(), A, x, ax);
   Sums3 s;
   Kokkos::parallel_reduce("kband_bench::cg::residual", Kokkos::RangePolicy<Exec>(0, n), ResidualSums<T>{b, ax, x}, s);
   finite = s.bad == 0;
+  attainable = 8 * static_cast<double>(std::numeric_limits<T>::epsilon()) * norm_inf(A) * std::sqrt(s.xx / s.bb);
   return std::sqrt(s.rr / s.bb);
 }
 
@@ -368,10 +413,12 @@ int run(const Options& o) {
     const int its = std::max(1, res.iterations);
     // verification after timing (x of the last timed solve)
     bool finite = false;
-    const double tres = true_residual<T>(A, b, x, finite);
+    double attainable = 0;
+    const double tres = true_residual<T>(A, b, x, finite, attainable);
     const bool capped = cap > 0;
     const bool status_ok = capped ? res.status == kband::CGStatus::MaxIterations || res.converged() : res.converged();
-    const double res_bound = std::is_same<T, double>::value ? 1e-4 : 1e-2;
+    // float: the rounding of A x alone can exceed 1e-2 on large grids
+    const double res_bound = std::max(std::is_same<T, double>::value ? 1e-4 : 1e-2, attainable);
     const bool ok = finite && status_ok && (capped || tres <= res_bound);
     Row r;
     r.algo = prec == kband::CGPreconditioner::None ? "cg-kband" : std::string("cg-kband-") + kband::cg_preconditioner_name(prec);
@@ -401,7 +448,8 @@ int run(const Options& o) {
     std::ostringstream note;
     note << "iters=" << res.iterations << " (" << res.message() << "), matrix elems/row=" << (elems_per_row - vec_elems)
          << (solver.upper_only() ? " (upper half)" : "") << ", us/iter=" << fmt("%.3f", us_iter)
-         << ", floor_us=" << fmt("%.3f", floor) << ", true_res=" << fmt("%.1e", tres);
+         << ", floor_us=" << fmt("%.3f", floor) << ", true_res=" << fmt("%.1e", tres) << " (bound "
+         << fmt("%.1e", res_bound) << ")";
     if (sp != seed.end()) note << ", seed_a100_s=" << sp->second.t << ", seed_iters=" << sp->second.iters;
     if (capped) note << ", capped at " << cap << " iterations";
     if (mname == "dense") note << ", sweeps " << swname;
