@@ -784,22 +784,33 @@ struct LineKernel : LineData<T, Mem> {
     auto slot = [&](const int j) { return j + (j >> g.lc); };
     T rr = 0, rz = 0;
     // the rhs into scratch, four rows a thread at a time: their loads are
-    // all issued before the first store (r is written back at the end)
-    constexpr int B = 4;
-    for (int j0 = t; j0 < len; j0 += B * g.tl) {
-      T v[B];
-      for (int u = 0; u < B; ++u) {
-        const int j = j0 + u * g.tl, i = i0 + j;
-        if (j < len) v[u] = this->rhs(i, alpha);
-      }
-      for (int u = 0; u < B; ++u) {
-        const int j = j0 + u * g.tl;
-        if (j < len) {
-          d[slot(j)] = v[u];
-          rr += v[u] * v[u];
+    // all issued before the first store (r is written back at the end). One
+    // loop per mode, and rows past the line's end load its last row: with
+    // the mode or the bound tested per row, each row's arithmetic waited
+    // for its own loads before the next row's were issued.
+    auto load = [&](const auto& rhs_of) {
+      constexpr int B = 4;
+      for (int j0 = t; j0 < len; j0 += B * g.tl) {
+        T v[B];
+        for (int u = 0; u < B; ++u) {
+          const int j = j0 + u * g.tl;
+          v[u] = rhs_of(i0 + (j < len ? j : len - 1));
+        }
+        for (int u = 0; u < B; ++u) {
+          const int j = j0 + u * g.tl;
+          if (j < len) {
+            d[slot(j)] = v[u];
+            rr += v[u] * v[u];
+          }
         }
       }
-    }
+    };
+    if (mode == kLineApply)
+      load([&](const int i) { return this->src(i); });
+    else if (mode == kLineStart)
+      load([&](const int i) { return this->src(i) - this->q(i); });
+    else
+      load([&](const int i) { return r(i) - alpha * this->q(i); });
     m.team_barrier();
     // this thread's chunk: rows c0 + k, k < nk, the rhs at dc[k], y and then
     // x at xc[k]; factor entries at k * tl + t
