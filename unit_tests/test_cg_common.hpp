@@ -102,4 +102,32 @@ inline kband::CDSMatrix<double> with_zero_diagonal(const kband::CDSMatrix<double
   return E;
 }
 
+/// Solves the 9 x 7 2D Poisson problem with a random b (from seed) and
+/// preconditioner p at check intervals 1, 4 and 1000: the iterations and x
+/// must be the same, bit for bit.
+inline void expect_check_interval_invariance(kband::CGPreconditioner p, std::uint64_t seed) {
+  auto A = kband::make_poisson_2d<double>(kband_test::Exec(), 9, 7);
+  kband_test::Rng rng(seed);
+  std::vector<double> bv(63);
+  for (auto& v : bv) v = rng.uniform(-1, 1);
+  auto b = to_device(bv);
+  std::vector<std::vector<double>> xs;
+  std::vector<int> its;
+  for (int every : {1, 4, 1000}) {
+    Kokkos::View<double*> x("x", 63);
+    kband::CGOptions opt;
+    opt.check_every = every;
+    const auto res = kband::cg(kband_test::Exec(), A, b, x, opt, p);
+    EXPECT_EQ(res.status, kband::CGStatus::Converged) << kband::cg_preconditioner_name(p);
+    its.push_back(res.iterations);
+    xs.push_back(to_host(x));
+  }
+  EXPECT_EQ(its[0], its[1]);
+  EXPECT_EQ(its[0], its[2]);
+  for (size_t i = 0; i < xs[0].size(); ++i) {
+    EXPECT_TRUE(kband_test::same_bits(xs[0][i], xs[1][i])) << kband::cg_preconditioner_name(p);
+    EXPECT_TRUE(kband_test::same_bits(xs[0][i], xs[2][i])) << kband::cg_preconditioner_name(p);
+  }
+}
+
 }  // namespace kband_test_cg
