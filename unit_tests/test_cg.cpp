@@ -9,13 +9,7 @@ using namespace kband_test;
 using kband_test_cg::DenseHost;
 using kband::CGPreconditioner;
 using kband::CGStatus;
-
-template <class T>
-std::vector<T> random_vector(int n, Rng& rng) {
-  std::vector<T> v(n);
-  for (auto& x : v) x = static_cast<T>(rng.uniform(-1, 1));
-  return v;
-}
+using kband_test_cg::random_vector;
 
 /// Solves with `solver` from x0 = 0 (poisoned x first overwritten by the
 /// guess), checks the status and returns the relative error against LU.

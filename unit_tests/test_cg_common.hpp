@@ -102,15 +102,21 @@ inline kband::CDSMatrix<double> with_zero_diagonal(const kband::CDSMatrix<double
   return E;
 }
 
+/// n values uniform in [-1, 1).
+template <class T>
+std::vector<T> random_vector(int n, kband_test::Rng& rng) {
+  std::vector<T> v(n);
+  for (auto& x : v) x = static_cast<T>(rng.uniform(-1, 1));
+  return v;
+}
+
 /// Solves the 9 x 7 2D Poisson problem with a random b (from seed) and
 /// preconditioner p at check intervals 1, 4 and 1000: the iterations and x
 /// must be the same, bit for bit.
 inline void expect_check_interval_invariance(kband::CGPreconditioner p, std::uint64_t seed) {
   auto A = kband::make_poisson_2d<double>(kband_test::Exec(), 9, 7);
   kband_test::Rng rng(seed);
-  std::vector<double> bv(63);
-  for (auto& v : bv) v = rng.uniform(-1, 1);
-  auto b = to_device(bv);
+  auto b = to_device(random_vector<double>(63, rng));
   std::vector<std::vector<double>> xs;
   std::vector<int> its;
   for (int every : {1, 4, 1000}) {

@@ -12,13 +12,7 @@ using namespace kband_test;
 using kband_test_cg::DenseHost;
 using kband::CGPreconditioner;
 using kband::CGStatus;
-
-template <class T>
-std::vector<T> random_values(int n, Rng& rng) {
-  std::vector<T> v(n);
-  for (auto& x : v) x = static_cast<T>(rng.uniform(-1, 1));
-  return v;
-}
+using kband_test_cg::random_vector;
 
 /// 5-point operator on an nx x ny grid with random positive couplings
 /// (conductivities in [0.5, 2]), diagonal = the sum of a row's couplings plus
@@ -67,8 +61,8 @@ template <class T>
 double zebra_error(const kband::CDSMatrix<T>& A, const DenseHost& ref, int nx, double tol, Rng& rng,
                    const std::string& what, T poison = T(1e30)) {
   const int n = ref.n;
-  const std::vector<T> b = random_values<T>(n, rng);
-  std::vector<T> x0 = random_values<T>(n, rng);
+  const std::vector<T> b = random_vector<T>(n, rng);
+  std::vector<T> x0 = random_vector<T>(n, rng);
   for (int i = 0; i < n; ++i)
     if ((i / nx) % 2 == 0) x0[i] = poison;
   auto x = kband_test_cg::to_device(x0);
