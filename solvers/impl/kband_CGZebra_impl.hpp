@@ -60,6 +60,8 @@ struct ZebraCouplings {
   int count = 0;
   int diag[kMax] = {};
   int off[kMax] = {};
+  int full_off[kMax] = {};  // the offset in A
+  int mirror[kMax] = {};    // the diagonal of offset -full_off (symmetric A)
 };
 
 /// What the zebra kernels share: A in place, the line length, the couplings.
@@ -70,6 +72,11 @@ struct ZebraRows {
   int L = 1, nR = 0, nB = 0;
   int dl = -1, d0 = -1, du = -1;  // tridiagonal part (-1: not stored)
   ZebraCouplings red, black;      // red rows -> black vector, black rows -> red vector
+  // A exactly symmetric (offsets in +-o pairs, A(i, i + o) == A(i + o, i)):
+  // the red rows read their couplings from the black rows' mirrored entries,
+  // which the black rows' product reads again while they are in L2, and
+  // the black rows read A(i, i - 1) as A(i - 1, i), next to their own +1 entry.
+  bool sym = false;
   /// Full row of compact row ic of colour `color` (0 red, 1 black).
   KOKKOS_INLINE_FUNCTION int full(const int ic, const int color) const { return ic + (ic / L + color) * L; }
   /// sum over the couplings of red row ic: A(i, o) v(compact black column)
@@ -78,8 +85,9 @@ struct ZebraRows {
     const int i = full(ic, 0);
     T s = 0;
     for (int c = 0; c < red.count; ++c) {
-      const int j = ic + red.off[c];
-      if (j >= 0 && j < nB) s += A(i, red.diag[c]) * v(j);
+      const int j = ic + red.off[c], f = i + red.full_off[c];
+      // (f outside A: the entry is padding, 0)
+      if (j >= 0 && j < nB && f >= 0 && f < nR + nB) s += (sym ? A(f, red.mirror[c]) : A(i, red.diag[c])) * v(j);
     }
     return s;
   }
@@ -88,7 +96,7 @@ struct ZebraRows {
   KOKKOS_INLINE_FUNCTION T black_row(const int ib, const V& v, const W& t) const {
     const int i = full(ib, 1), j = ib % L;
     T s = A(i, d0) * v(ib);
-    if (dl >= 0 && j > 0) s += A(i, dl) * v(ib - 1);
+    if (dl >= 0 && j > 0) s += (sym ? A(i - 1, du) : A(i, dl)) * v(ib - 1);
     if (du >= 0 && j + 1 < L) s += A(i, du) * v(ib + 1);
     for (int c = 0; c < black.count; ++c) {
       const int k = ib + black.off[c];
@@ -298,10 +306,21 @@ struct ZebraSetup {
       }
       require(rows.red.count < ZebraCouplings::kMax,
               concat(fn, ": at most ", ZebraCouplings::kMax, " coupling diagonals are supported"));
-      rows.red.diag[rows.red.count] = d;
-      rows.red.off[rows.red.count++] = o > 0 ? o - L : o;
-      rows.black.diag[rows.black.count] = d;
-      rows.black.off[rows.black.count++] = o > 0 ? o : o + L;
+      const int mirror = A.diagonal_index(-o);
+      for (ZebraCouplings* c : {&rows.red, &rows.black}) {
+        c->diag[c->count] = d;
+        c->full_off[c->count] = o;
+        c->mirror[c->count] = mirror;
+        c->off[c->count++] = c == &rows.red ? (o > 0 ? o - L : o) : (o > 0 ? o : o + L);
+      }
+    }
+    // exact symmetry: every stored offset's mirror stored, the values equal
+    rows.sym = true;
+    for (int d = 0; rows.sym && d < A.ndiag(); ++d) {
+      const int o = offs[d], dm = A.diagonal_index(-o);
+      rows.sym = dm >= 0;
+      for (int i = 0; rows.sym && i < n; ++i)
+        if (i + o >= 0 && i + o < n) rows.sym = h(i, d) == h(i + o, dm);
     }
     rows.A = A.data();
     // the colours' tridiagonal blocks as CDS matrices of the compact vectors
@@ -349,6 +368,8 @@ class ZebraSolver {
   }
 
   int lines() const { return op_.z.nR / op_.z.L + op_.z.nB / op_.z.L; }
+  /// True when A was found exactly symmetric (ZebraRows::sym).
+  bool symmetric() const { return op_.z.sym; }
   int line_length() const { return op_.z.L; }
 
  private:
