@@ -12,8 +12,9 @@
 // stopping rule, statuses and result are those of kband::cg (solvers/kband_CG.hpp);
 // the answers equal the single-rank solve up to the order of the sums
 // (iteration counts equal in the tests on 1..4 ranks). Preconditioners: None
-// and Jacobi (the line and zebra preconditioners are not distributed). Every rank needs
-// at least w rows; argument errors throw the same kband::Error on every rank.
+// and Jacobi (the line and zebra preconditioners are not distributed). Every
+// rank needs at least w rows; argument errors throw the same kband::Error on
+// every rank.
 // An exactly symmetric matrix (as kband::cg decides it) is multiplied from
 // its main and upper diagonals only: distribute() keeps the previous block's
 // last w rows of those beside the block, once, for the rows near its start.
@@ -238,7 +239,9 @@ class DistCGSolver {
  private:
   static Op make_op(const DistCDSMatrix<T, Mem>& A, CGPreconditioner prec) {
     if (!all_ok((prec == CGPreconditioner::None || prec == CGPreconditioner::Jacobi) && A.rows >= 1, A.comm))
-      throw Error("kband::mpi::cg: the line and zebra preconditioners are not distributed (use None or Jacobi), or the matrix is empty");
+      throw Error(
+          "kband::mpi::cg: the line and zebra preconditioners are not distributed (use None or Jacobi), or the matrix "
+          "is empty");
     int size = 1, rank = 0;
     check(MPI_Comm_size(A.comm, &size), "MPI_Comm_size");
     check(MPI_Comm_rank(A.comm, &rank), "MPI_Comm_rank");
