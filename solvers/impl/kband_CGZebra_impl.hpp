@@ -266,24 +266,14 @@ struct ZebraSetup {
     auto lower = [&](int i) { return dl >= 0 && i > 0 ? h(i, dl) : T(0); };
     auto upper = [&](int i) { return du >= 0 && i < n - 1 ? h(i, du) : T(0); };
     // the lines, as the line preconditioner finds them; all of one length
+    const std::vector<int> starts = cds_line_starts(h, n, dl, du);
+    const int m = static_cast<int>(starts.size()) - 1, L = starts[1];
     std::vector<int> line_of(n, 0);
-    int L = 0, m = 0, start = 0;
-    for (int i = 0; i < n; ++i) {
-      if (i > 0 && upper(i - 1) == T(0) && lower(i) == T(0)) {
-        const int len = i - start;
-        require(L == 0 || len == L, concat(fn, ": the lines (tridiagonal blocks) must all have one length; line ", m,
-                                           " has ", len, " rows, line 0 ", L));
-        L = len;
-        start = i;
-        ++m;
-      }
-      line_of[i] = m;
+    for (int s = 0; s < m; ++s) {
+      require(starts[s + 1] - starts[s] == L, concat(fn, ": the lines (tridiagonal blocks) must all have one length; line ",
+                                                     s, " has ", starts[s + 1] - starts[s], " rows, line 0 ", L));
+      for (int i = starts[s]; i < starts[s + 1]; ++i) line_of[i] = s;
     }
-    const int last = n - start;
-    require(L == 0 || last == L, concat(fn, ": the lines (tridiagonal blocks) must all have one length; the last has ",
-                                        last, " rows, line 0 ", L));
-    L = last;
-    ++m;
     require(m >= 2, concat(fn, ": needs at least two lines (A is one tridiagonal block of ", n,
                            " rows: use CGPreconditioner::Line, which solves it exactly)"));
     rows.L = L;

@@ -959,6 +959,20 @@ struct LineLanes : LineData<T, Mem> {  // one chunk a line: factor row j at colu
   }
 };
 
+/// The lines of a CDS matrix's tridiagonal part, from a host copy h of its
+/// data (diagonals dl = -1, du = +1; -1: not stored): the first row of each
+/// line, then n. A line ends where both couplings between consecutive rows
+/// are zero (the line and zebra preconditioners).
+template <class HostData>
+std::vector<int> cds_line_starts(const HostData& h, const int n, const int dl, const int du) {
+  using V = typename HostData::non_const_value_type;
+  std::vector<int> starts{0};
+  for (int i = 0; i + 1 < n; ++i)
+    if ((du < 0 || h(i, du) == V(0)) && (dl < 0 || h(i + 1, dl) == V(0))) starts.push_back(i + 1);
+  starts.push_back(n);
+  return starts;
+}
+
 /// The line preconditioner: the tridiagonal part of a CDS matrix split where
 /// both couplings between consecutive rows are zero (2D Poisson: the grid
 /// lines), factored once on the host (one factor when every line has the
@@ -986,11 +1000,8 @@ class LineSolver {
     require(d0 >= 0, "kband::cg: the line preconditioner needs a stored main diagonal (offset 0)");
     auto lower = [&](int i) { return dl >= 0 && i > 0 ? hdata(i, dl) : T(0); };
     auto upper = [&](int i) { return du >= 0 && i < n - 1 ? hdata(i, du) : T(0); };
-    std::vector<int> starts{0};
-    for (int i = 0; i + 1 < n; ++i)
-      if (upper(i) == T(0) && lower(i + 1) == T(0)) starts.push_back(i + 1);
-    nlines_ = static_cast<int>(starts.size());
-    starts.push_back(n);
+    const std::vector<int> starts = cds_line_starts(hdata, n, dl, du);
+    nlines_ = static_cast<int>(starts.size()) - 1;
     len_ = 0;
     uniform_ = true;
     for (int s = 0; s < nlines_; ++s) {
