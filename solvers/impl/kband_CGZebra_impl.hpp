@@ -221,7 +221,7 @@ struct ZebraOperator {
   int n() const { return z.nB; }
   int global_n() const { return z.nB; }
   int halo() const { return 0; }
-  bool upper_only() const { return false; }
+  /// (CGDriver's interface; it asks only under Jacobi)
   void diagonal(const Exec& exec, const Vec& out) const {
     Kokkos::parallel_for("kband::cg::zebra_diagonal", Range<Exec>(exec, 0, z.nB), ZebraDiagonal<T, Mem>{z, out});
   }
