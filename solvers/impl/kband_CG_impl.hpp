@@ -689,7 +689,7 @@ struct LineData {
   Kokkos::View<T*, Mem> r;
   Kokkos::View<const T*, Mem> src, q;
   Kokkos::View<T*, Mem> z;
-  Kokkos::View<const T**, Kokkos::LayoutRight, Mem> a, w, cp;  // the factor (LineGeometry::factor_width)
+  Kokkos::View<const T**, Kokkos::LayoutRight, Mem> aw, w, cp;  // the factor (LineGeometry::factor_width)
   Kokkos::View<const int*, Mem> starts;                         // empty: every line has len rows
   int len = 0, nlines = 0, mode = kLineApply;
   bool shared = true;
@@ -724,14 +724,14 @@ struct LineData {
 /// affine maps (log2(tl) steps) into each chunk's true starting value, and
 /// the sweep is repeated from it (with tl = 1, one plain Thomas solve per
 /// thread; CPUs use LineLanes instead unless a test asks for this kernel).
-/// The factor holds the sub-diagonal a, c' = c / pivot and
+/// The factor holds a w (a: the sub-diagonal), c' = c / pivot and
 /// w = 1 / pivot per row, for one line (shared) or for every line.
 template <class Exec, class T, class Mem>
 struct LineKernel : LineData<T, Mem> {
   using member = typename Kokkos::TeamPolicy<Exec>::member_type;
   using Scratch = Kokkos::View<T*, typename Exec::scratch_memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
   using D = LineData<T, Mem>;
-  using D::a;
+  using D::aw;
   using D::cp;
   using D::mode;
   using D::r;
@@ -817,22 +817,22 @@ struct LineKernel : LineData<T, Mem> {
     const int c0 = t << g.lc, nk = len - c0 < g.chunk() ? (len > c0 ? len - c0 : 0) : g.chunk();
     T* const dc = d + c0 + t;
     T* const xc = x + c0 + t;
-    const T* const fa = &a(f, 0) + t;
+    const T* const faw = &aw(f, 0) + t;
     const T* const fw = &w(f, 0) + t;
     const T* const fc = &cp(f, 0) + t;
     const int tl = g.tl;
-    // forward: y_j = (d_j - a_j y_{j-1}) w_j (one chunk a line: no carries)
+    // forward: y_j = d_j w_j - (a_j w_j) y_{j-1} (one chunk a line: no carries)
     T y = 0, slope = 1;
     if (tl > 1) {
       for (int k = 0; k < nk; ++k) {
-        const T aj = fa[k * tl], wj = fw[k * tl];
-        y = (dc[k] - aj * y) * wj;
-        slope *= -aj * wj;
+        const T awj = faw[k * tl];
+        y = dc[k] * fw[k * tl] - awj * y;
+        slope *= -awj;
       }
       y = scan(m, sg, sv, slope, y, t, true);
     }
     for (int k = 0; k < nk; ++k) {
-      y = (dc[k] - fa[k * tl] * y) * fw[k * tl];
+      y = dc[k] * fw[k * tl] - faw[k * tl] * y;
       xc[k] = y;
     }
     // backward: x_j = y_j - c'_j x_{j+1}
@@ -868,7 +868,7 @@ struct LineKernel : LineData<T, Mem> {
 template <class T, class Mem, int W>
 struct LineLanes : LineData<T, Mem> {  // one chunk a line: factor row j at column j
   using D = LineData<T, Mem>;
-  using D::a;
+  using D::aw;
   using D::cp;
   using D::len;
   using D::mode;
@@ -912,12 +912,12 @@ struct LineLanes : LineData<T, Mem> {  // one chunk a line: factor row j at colu
         rr += r1 + r2 + r3;
       }
       for (int j = 0; j < len; ++j) {
-        const T aj = a(0, j), wj = w(0, j);
+        const T awj = aw(0, j), wj = w(0, j);
         for (int l = 0; l < W; ++l) {
           const int i = i0[l] + j;
           const T v = rhs(i);
           if (mode == kLineApply) rr += v * v;
-          y[l] = (v - aj * y[l]) * wj;
+          y[l] = v * wj - awj * y[l];
           z(i) = y[l];
         }
       }
@@ -942,7 +942,7 @@ struct LineLanes : LineData<T, Mem> {  // one chunk a line: factor row j at colu
           const T v = this->rhs(i, alpha);
           if (mode != kLineApply) r(i) = v;
           rr += v * v;
-          y[l] = (v - a(f[l], j) * y[l]) * w(f[l], j);
+          y[l] = v * w(f[l], j) - aw(f[l], j) * y[l];
           z(i) = y[l];
         }
     for (int l = 0; l < W; ++l) y[l] = 0;
@@ -956,6 +956,17 @@ struct LineLanes : LineData<T, Mem> {  // one chunk a line: factor row j at colu
         }
     sums.rr += rr;
     sums.rz += rz;
+  }
+};
+
+/// A line kernel whose sums nobody wants (Apply), run by parallel_for.
+template <class K>
+struct LineApplyOnly {
+  K k;
+  template <class Member>
+  KOKKOS_INLINE_FUNCTION void operator()(const Member& m) const {
+    typename K::value_type unused;
+    k(m, unused);
   }
 };
 
@@ -1016,14 +1027,14 @@ class LineSolver {
       }
     geom_ = geometry<Exec>(len_, threads_per_line);
     forced_ = threads_per_line > 0;
-    // the factor, per line (rows past a line's end: identity, a = c' = 0,
+    // the factor, per line (rows past a line's end: identity, a w = c' = 0,
     // w = 1), in the geometry's chunk-interleaved order
     const int rows = shared_ ? 1 : nlines_, width = geom_.factor_width();
     auto alloc = [&](const char* l) {
       return Batch(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(l)), rows, width);
     };
-    Batch a = alloc("kband::cg::line_a"), w = alloc("kband::cg::line_w"), cp = alloc("kband::cg::line_cp");
-    auto ha = Kokkos::create_mirror_view(a), hw = Kokkos::create_mirror_view(w), hc = Kokkos::create_mirror_view(cp);
+    Batch aw = alloc("kband::cg::line_aw"), w = alloc("kband::cg::line_w"), cp = alloc("kband::cg::line_cp");
+    auto haw = Kokkos::create_mirror_view(aw), hw = Kokkos::create_mirror_view(w), hc = Kokkos::create_mirror_view(cp);
     for (int s = 0; s < rows; ++s) {
       T cprev = 0;
       for (int j = 0; j < width; ++j) {
@@ -1031,15 +1042,15 @@ class LineSolver {
         const bool in = j < len_ && i < starts[s + 1];
         const T aj = in && j > 0 ? lower(i) : T(0);
         const T wj = T(1) / (in ? hdata(i, d0) - aj * cprev : T(1));
-        ha(s, at) = aj;
+        haw(s, at) = aj * wj;
         hw(s, at) = wj;
         hc(s, at) = cprev = in && i + 1 < starts[s + 1] ? upper(i) * wj : T(0);
       }
     }
-    Kokkos::deep_copy(a, ha);
+    Kokkos::deep_copy(aw, haw);
     Kokkos::deep_copy(w, hw);
     Kokkos::deep_copy(cp, hc);
-    a_ = a;
+    aw_ = aw;
     w_ = w;
     cp_ = cp;
     if (!uniform_) {
@@ -1095,7 +1106,7 @@ class LineSolver {
   void run(const Exec& exec, int mode, const CGState<T, Mem>& st, const Kokkos::View<T*, Mem>& r,
            const Kokkos::View<const T*, Mem>& src, const Kokkos::View<const T*, Mem>& q,
            const Kokkos::View<T*, Mem>& z, const Kokkos::View<CGSums<T>, Mem>& sum) const {
-    const LineData<T, Mem> data{st, r, src, q, z, a_, w_, cp_, starts_, len_, nlines_, mode, shared_};
+    const LineData<T, Mem> data{st, r, src, q, z, aw_, w_, cp_, starts_, len_, nlines_, mode, shared_};
     if constexpr (!is_device_exec<Exec>::value) {
       if (!forced_) {
         // CPUs: 8 lines a thread, interleaved (one line a thread: 1.8x slower)
@@ -1116,14 +1127,17 @@ class LineSolver {
     // uncapped; sweeps unrolled over chunks of 8 with y and x in registers
     // were slower, 78-79 against 67.5 us per CG iteration at 2^20)
     Team<Exec, Kokkos::LaunchBounds<256, 4>> policy(exec, league, geom_.team());
-    Kokkos::parallel_reduce("kband::cg::line", policy.set_scratch_size(geom_.level, Kokkos::PerTeam(geom_.scratch_bytes(sizeof(T)))),
-                            k, sum);
+    policy.set_scratch_size(geom_.level, Kokkos::PerTeam(geom_.scratch_bytes(sizeof(T))));
+    if (k.mode == kLineApply)  // no sums wanted: no reduction
+      Kokkos::parallel_for("kband::cg::line", policy, LineApplyOnly<K>{k});
+    else
+      Kokkos::parallel_reduce("kband::cg::line", policy, k, sum);
   }
 
   int nlines_ = 0, len_ = 0;
   bool uniform_ = true, shared_ = false, forced_ = false;
   LineGeometry geom_;
-  Kokkos::View<const T**, Kokkos::LayoutRight, Mem> a_, w_, cp_;
+  Kokkos::View<const T**, Kokkos::LayoutRight, Mem> aw_, w_, cp_;
   Kokkos::View<const int*, Mem> starts_;
   Kokkos::View<CGSums<T>, Mem> discard_;
 };
