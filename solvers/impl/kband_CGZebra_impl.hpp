@@ -42,7 +42,7 @@
 //   red lines     t = D_R^-1 s_R                                             LineKernel (Apply)
 //   ZebraBlack    p_new, q = D_B p_new + U^T t, p.Ap; x_B += alpha p_old     reads z, p_old, x, A, t
 //   black lines   r -= alpha q, z = D_B^-1 r, (r.r, r.z)                     LineKernel (Iterate)
-// (H100, 2D Poisson 2^20: 11, 16, 28 and 22 us; the line kernels are bound
+// (H100, 2D Poisson 2^20: 12, 12, 28 and 20 us; the line kernels are bound
 // by the latency of their teams, the others move 17 and 43 MB.)
 #pragma once
 
