@@ -70,6 +70,7 @@ struct Options {
   std::string json = "kband-bench-cg.json";
   std::vector<kband::CGSweeps> sweeps{kband::CGSweeps::Auto};  // CGOptions::sweeps of each dense kband row, in order
   std::vector<int> items_div{0};  // CDS rows: CGOptions::work_items = ceil(n / K) for each K (0: kband's choice)
+  std::vector<kband::CGReductions> reductions{kband::CGReductions::Auto};  // CDS rows: CGOptions::reductions, each
   std::string precs = "none,line,zebra";  // the 2D Poisson rows' preconditioners
 };
 
@@ -94,6 +95,8 @@ void usage() {
       "                        (CGOptions::sweeps); the first one feeds the targets\n"
       "  --work-items LIST     CDS kband rows for each of auto (default) or n/K (CGOptions::work_items\n"
       "                        = ceil(n / K), GPUs); the first one feeds the targets\n"
+      "  --reductions LIST     CDS kband rows for each of auto (default), one, two (CGOptions::reductions;\n"
+      "                        with --work-items: every pair); the first one feeds the targets\n"
       "  --precs LIST          2D Poisson rows: subset of none,line,zebra (default all three)\n"
       "  --quick               smoke run: 2^4 .. 2^10, dense to 2^8, 1 rep\n"
       "  --json FILE           results file (default kband-bench-cg.json; 'none' = off)\n"
@@ -154,6 +157,20 @@ bool parse(int argc, char** argv, Options& o) {
         o.items_div.push_back(k);
       }
       if (o.items_div.empty()) return false;
+    }
+    else if (a == "--reductions") {
+      o.reductions.clear();
+      std::stringstream ss(next("--reductions"));
+      std::string t;
+      while (std::getline(ss, t, ',')) {
+        if (t != "auto" && t != "one" && t != "two") {
+          std::fprintf(stderr, "kband-bench cg: --reductions takes auto, one, two\n");
+          return false;
+        }
+        o.reductions.push_back(t == "auto" ? kband::CGReductions::Auto
+                                           : (t == "one" ? kband::CGReductions::One : kband::CGReductions::Two));
+      }
+      if (o.reductions.empty()) return false;
     }
     else if (a == "--precs") o.precs = next("--precs");
     else if (a == "--quick") o.quick = true;
@@ -382,18 +399,19 @@ int run(const Options& o) {
   // sw: CGOptions::sweeps; div: CGOptions::work_items = ceil(n / div) (0:
   // kband's choice); with_ref: also time the reference.
   auto bench = [&](const std::string& mname, long long n, const auto& A, kband::CGPreconditioner prec,
-                   double vec_elems, int cap, auto&& make_crs, const kband::CGSweeps sw, const int div, const bool with_ref) {
+                   double vec_elems, int cap, auto&& make_crs, const kband::CGSweeps sw, const int div,
+                   const kband::CGReductions red, const bool with_ref) {
     const int ni = static_cast<int>(n);
     Vec<T> b("kband_bench::cg::b", ni), x("kband_bench::cg::x", ni);
     Kokkos::deep_copy(b, T(1));
     using Matrix = std::decay_t<decltype(A)>;
     kband::CGSolver<Exec, Matrix> solver(exec, A, prec);
-    const double elems_per_row = matrix_elems_read(A, solver.upper_only()) + vec_elems;
     kband::CGOptions opt;
     opt.tol = tol;
     opt.check_every = o.check_every;
     opt.sweeps = sw;
     opt.work_items = div > 0 ? static_cast<int>((n + div - 1) / div) : 0;
+    opt.reductions = red;
     // CDS: the 1D Laplacian needs n/2; dense: about 2.4 n in the seed (loss of orthogonality)
     opt.max_iterations = cap > 0 ? cap : (mname == "dense" ? 10 : 2) * ni + 1000;
     kband::CGResult res;
@@ -411,6 +429,10 @@ int run(const Options& o) {
       st = time_fenced(0, reps, [&] { res = solver.solve(exec, b, x, opt); }, [&] { Kokkos::deep_copy(x, T(0)); });
     }
     const int its = std::max(1, res.iterations);
+    // the one-reduction form reads r and q and writes them back: one vector
+    // fewer than the two kernels (CGReductions)
+    if (res.reductions == kband::CGReductions::One) vec_elems -= 1;
+    const double elems_per_row = matrix_elems_read(A, solver.upper_only()) + vec_elems;
     // verification after timing (x of the last timed solve)
     bool finite = false;
     double attainable = 0;
@@ -428,7 +450,8 @@ int run(const Options& o) {
                               (mname != "dense" || sw == kband::CGSweeps::Auto
                                    ? ""
                                    : (sw == kband::CGSweeps::Alternate ? "/alt" : "/fw")) +
-                              (div > 0 ? "/n" + std::to_string(div) : std::string());
+                              (div > 0 ? "/n" + std::to_string(div) : std::string()) +
+                              (red == kband::CGReductions::Auto ? "" : (red == kband::CGReductions::One ? "/one" : "/two"));
     r.variant = pname;
     r.precision = o.precision;
     r.n = ni;
@@ -454,6 +477,7 @@ int run(const Options& o) {
     if (capped) note << ", capped at " << cap << " iterations";
     if (mname == "dense") note << ", sweeps " << swname;
     if (div > 0) note << ", work_items n/" << div;
+    note << ", " << (res.reductions == kband::CGReductions::One ? "one reduction" : "two reductions") << " per iteration";
     if (solver.lines() > 0) note << ", lines=" << solver.lines() << "x" << solver.line_length();
     if (prec == kband::CGPreconditioner::Zebra) note << ", iterations on the black lines' Schur complement";
     // the Kokkos Kernels reference on the same matrix in CRS
@@ -513,14 +537,21 @@ int run(const Options& o) {
     return st.med;
   };
 
-  // bench() once per --sweeps entry (dense matrices) or --work-items entry
-  // (CDS); the first one's time (and the reference)
-  auto variants = [&](const std::string& mname, auto&&... args) {
+  // bench() once per --sweeps entry (dense matrices) or (--work-items,
+  // --reductions) pair (CDS); the first one's time (and the reference)
+  // (line and zebra rows run two reductions whatever they are asked: the
+  // first --reductions entry only)
+  auto variants = [&](const std::string& mname, long long n, const auto& A, const kband::CGPreconditioner prec,
+                      auto&&... args) {
     double first = 0;
     const bool dense = mname == "dense";
-    const size_t runs = dense ? o.sweeps.size() : o.items_div.size();
+    const bool one_applies = prec == kband::CGPreconditioner::None || prec == kband::CGPreconditioner::Jacobi;
+    const size_t nr = one_applies ? o.reductions.size() : 1;
+    const size_t runs = dense ? o.sweeps.size() : o.items_div.size() * nr;
     for (size_t i = 0; i < runs; ++i) {
-      const double t = bench(mname, args..., dense ? o.sweeps[i] : o.sweeps[0], dense ? 0 : o.items_div[i], i == 0);
+      const double t = bench(mname, n, A, prec, args..., dense ? o.sweeps[i] : o.sweeps[0],
+                             dense ? 0 : o.items_div[i / nr], dense ? kband::CGReductions::Auto : o.reductions[i % nr],
+                             i == 0);
       if (i == 0) first = t;
     }
     return first;

@@ -29,10 +29,13 @@
 // diagonal is read. The solver keeps that choice: change the matrix's
 // values and build a new solver, as for the line preconditioner's factors.
 //
-// Speed: two kernels per iteration on a CDS matrix (fused direction + SpMV +
-// p.Ap + the deferred x update; fused residual update + r.r), no host
-// synchronisation inside the iteration: the host reads the residual history
-// every `check_every` iterations. The kernels of iterations after the stop
+// Speed: on GPUs one kernel per iteration on a CDS matrix without a
+// preconditioner or with Jacobi (CGOptions::reductions, CGReductions::One:
+// residual and x update, direction, SpMV and all five sums fused; beta's
+// numerator r_{k+1}.z_{k+1} comes from iteration k's sums), two elsewhere
+// (fused direction + SpMV + p.Ap + the deferred x update; fused residual
+// update + r.r), no host synchronisation inside the iteration: the host
+// reads the residual history every `check_every` iterations. The kernels of iterations after the stop
 // do no work (their cost is the launches), so iteration counts and results
 // are those of checking every iteration. The solve returns a host value, so
 // it fences at those checks and at the end.
@@ -91,8 +94,9 @@ struct cg_operator<Exec, Kokkos::View<T**, P...>> {
 }  // namespace impl
 
 /// A CG solver bound to one matrix and preconditioner; holds its work vectors
-/// (4 n plus n for a preconditioner) and the line factorisation, so repeated
-/// solves allocate nothing. Matrix: CDSMatrix<T, Mem> or DenseMatrix<T, Mem>.
+/// (4 n plus n for a preconditioner, plus 2 n once a solve has run the
+/// one-reduction form) and the line factorisation, so repeated solves
+/// allocate nothing after the first. Matrix: CDSMatrix<T, Mem> or DenseMatrix<T, Mem>.
 template <class Exec, class Matrix>
 class CGSolver {
   using traits = impl::cg_operator<Exec, Matrix>;

@@ -111,9 +111,10 @@ std::vector<T> random_vector(int n, kband_test::Rng& rng) {
 }
 
 /// Solves the 9 x 7 2D Poisson problem with a random b (from seed) and
-/// preconditioner p at check intervals 1, 4 and 1000: the iterations and x
-/// must be the same, bit for bit.
-inline void expect_check_interval_invariance(kband::CGPreconditioner p, std::uint64_t seed) {
+/// preconditioner p at check intervals 1, 4 and 1000 (CGOptions::reductions
+/// red): the iterations and x must be the same, bit for bit.
+inline void expect_check_interval_invariance(kband::CGPreconditioner p, std::uint64_t seed,
+                                             kband::CGReductions red = kband::CGReductions::Auto) {
   auto A = kband::make_poisson_2d<double>(kband_test::Exec(), 9, 7);
   kband_test::Rng rng(seed);
   auto b = to_device(random_vector<double>(63, rng));
@@ -123,6 +124,7 @@ inline void expect_check_interval_invariance(kband::CGPreconditioner p, std::uin
     Kokkos::View<double*> x("x", 63);
     kband::CGOptions opt;
     opt.check_every = every;
+    opt.reductions = red;
     const auto res = kband::cg(kband_test::Exec(), A, b, x, opt, p);
     EXPECT_EQ(res.status, kband::CGStatus::Converged) << kband::cg_preconditioner_name(p);
     its.push_back(res.iterations);

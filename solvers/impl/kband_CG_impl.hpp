@@ -17,6 +17,10 @@
 // i.e. the matrix plus 9 vectors, in two kernels. With the line
 // preconditioner K1 reads z instead of r, and K2 is LineKernel: r -= alpha q,
 // z = T^-1 r, (r.r, r.z); it writes z besides: 10 vectors.
+// The one-reduction form (CGReductions::One, CGOneApply; GPUs, no
+// preconditioner or Jacobi) does it all in one kernel: reads A, r, q, p_old,
+// x; writes r, q, p_new, x: the matrix plus 8 vectors, with the history
+// one(k) = (r.r, r.z, p.q, z.q, q.M^-1 q) in place of sums and pap.
 #pragma once
 
 #include "kband_CDS.hpp"
@@ -78,6 +82,24 @@ inline const char* cg_preconditioner_name(CGPreconditioner p) {
 /// and lost up to 1.5x on one CPU core).
 enum class CGSweeps { Auto, Forward, Alternate };
 
+/// The grid-wide reductions of a CG iteration (CGOptions::reductions).
+///  - Two: the textbook recurrence. p.Ap is needed for alpha before the
+///    residual update, and r.r (r.z) for beta after it: two reductions, so
+///    two kernels an iteration (direction + product + p.Ap; residual + r.r).
+///  - One: r_{k+1}.z_{k+1} is known before r_{k+1} exists, from the sums of
+///    iteration k: r.z - 2 alpha z.q + alpha^2 q.M^-1 q (q = A p, an identity
+///    for any vectors, no conjugacy assumed). One kernel an iteration then
+///    updates r and x, forms the direction (at each neighbour on the fly) and
+///    q = A p, and sums r.r, r.z, p.q, z.q and q.M^-1 q. alpha uses the r.z
+///    summed from the updated r itself, so the recurrence reaches one
+///    iteration only (beta's numerator). It moves one vector fewer (the
+///    matrix plus 8 vectors, against 9), with r and q double-buffered (two
+///    more work vectors). Single-rank CDS matrices with no preconditioner or
+///    Jacobi only; elsewhere it falls back to Two.
+///  - Auto: One where it applies, on GPUs; Two on hosts (one CPU core: One
+///    1.2-1.4x slower on 2D Poisson; the product is not memory-bound there).
+enum class CGReductions { Auto, Two, One };
+
 struct CGOptions {
   double tol = 1e-8;       ///< stop when ||r_k||_2 <= tol ||r_0||_2 (seed 003's test)
   int max_iterations = 0;  ///< 0: 2 n + 10
@@ -89,6 +111,8 @@ struct CGOptions {
   /// holds at once, so that the rows in flight form one contiguous front
   /// and a row's far neighbours (2D Poisson: +-nx) come from L2.
   int work_items = 0;
+  /// Reductions per iteration: one kernel or two (CGReductions).
+  CGReductions reductions = CGReductions::Auto;
 };
 
 /// Outcome of a CG solve. history[k] = ||r_k|| / ||r_0|| for k = 0..iterations
@@ -98,6 +122,8 @@ struct CGResult {
   int iterations = 0;
   double relative_residual = 0;
   std::vector<double> history;
+  /// The form the solve ran: One or Two (CGOptions::reductions; Auto resolved).
+  CGReductions reductions = CGReductions::Two;
   bool converged() const { return status == CGStatus::Converged; }
   const char* message() const { return cg_status_name(status); }
 };
@@ -120,6 +146,29 @@ struct CGSums {
   }
 };
 
+/// The sums of one kernel of the one-reduction CG (CGReductions::One), for
+/// iteration k: r.r, r.z, p.q, z.q and q.M^-1 q (z = M^-1 r, q = A p).
+template <class T>
+struct CGOneSums {
+  T rr, rz, pap, zq, qmq;
+  KOKKOS_INLINE_FUNCTION CGOneSums() : rr(0), rz(0), pap(0), zq(0), qmq(0) {}
+  KOKKOS_INLINE_FUNCTION CGOneSums& operator+=(const CGOneSums& o) {
+    rr += o.rr;
+    rz += o.rz;
+    pap += o.pap;
+    zq += o.zq;
+    qmq += o.qmq;
+    return *this;
+  }
+  KOKKOS_INLINE_FUNCTION void operator+=(const volatile CGOneSums& o) volatile {
+    rr += o.rr;
+    rz += o.rz;
+    pap += o.pap;
+    zq += o.zq;
+    qmq += o.qmq;
+  }
+};
+
 template <class T>
 KOKKOS_INLINE_FUNCTION bool finite_(const T v) {
   return v == v && abs_(v) <= real_limits<T>::max();
@@ -130,6 +179,7 @@ template <class T, class Mem>
 struct CGState {
   Kokkos::View<CGSums<T>*, Mem> sums;  // (max_iterations + 1)
   Kokkos::View<T*, Mem> pap;           // (max_iterations + 1)
+  Kokkos::View<CGOneSums<T>*, Mem> one;  // CGReductions::One: the history instead of sums and pap
   T tol2 = 0;
   int k = 0;
   // Rows of a work item: the per-iteration scalars below (go, alpha, beta:
@@ -179,6 +229,16 @@ struct CGState {
 };
 
 enum { kPrecNone = 0, kPrecJacobi = 1, kPrecLine = 2 };
+
+/// Blocks of 256 threads per multiprocessor the one-reduction kernel
+/// (CGOneApply) is built for. Kokkos' CUDA reduction of its 40-byte sums
+/// needs 62 registers even around an empty loop, so it runs at 64 (4
+/// blocks, half the threads an H100 multiprocessor holds), with as many work
+/// items as fit at once (one wave, 8 rows a thread at 2^20). H100, 2D
+/// Poisson, us per iteration: 2^20 47.0 (4 blocks, one wave), 51.2 (4
+/// blocks, items for 8: two waves), 71.0 (8 blocks: 32 registers, 176-240
+/// bytes of spills); two reductions 52.8. 2^22: 158.7 against 175.4.
+constexpr int kCGOneBlocks = 4;
 
 /// Range policy of the CG row kernels (one work item per CGState item). On
 /// GPUs the kernels are capped at 32 registers with 256-thread blocks, so
@@ -278,6 +338,120 @@ struct CGFusedApply {
     }
   }
 };
+
+/// The buffers of one kernel of the one-reduction CG (CGReductions::One):
+/// r, q and p of iteration k - 1 (at k = 0: r = b, q = A x0, p = 0), and
+/// the other buffer of each pair, which kernel k writes.
+template <class T, class Mem>
+struct CGOneFields {
+  CGState<T, Mem> st;
+  Kokkos::View<const T*, Mem> rold, qold, pold, aux;  // aux: 1/diag (Jacobi)
+  Kokkos::View<T*, Mem> rnew, qnew, pnew, x;
+  /// Iteration k's scalars from one(k - 1): alpha_{k-1} (the residual and x
+  /// update) and beta_k. False when iteration k - 1 stopped (r_{k-1} within
+  /// the tolerance, r.z <= 0, p.q <= 0 or non-finite): the kernel then sums
+  /// zeros, and so every later one does nothing either. k = 0: alpha = 1
+  /// (r_0 = b - A x0; p = 0, so x is unchanged), beta = 0.
+  KOKKOS_INLINE_FUNCTION bool scalars(T& a, T& beta) const {
+    if (st.k == 0) {
+      a = T(1);
+      beta = T(0);
+      return true;
+    }
+    const CGOneSums<T> h = st.one(st.k - 1);
+    if (!(h.rr > st.tol2 * st.one(0).rr && finite_(h.rr) && h.rz > T(0) && finite_(h.rz) && h.pap > T(0) &&
+          finite_(h.pap)))
+      return false;
+    a = h.rz / h.pap;
+    // r_k.z_k = |r_{k-1} - a q_{k-1}|_M^-1^2, before r_k exists
+    const T next = h.rz - T(2) * a * h.zq + a * a * h.qmq;
+    beta = next > T(0) ? next / h.rz : T(0);
+    return true;
+  }
+};
+
+/// Iteration k's direction at any row j, from the buffers of k - 1:
+/// p_k(j) = M^-1 (r_{k-1}(j) - a q_{k-1}(j)) + beta p_{k-1}(j).
+template <class T, class Mem, int Prec>
+struct CGOneDir {
+  Kokkos::View<const T*, Mem> r, q, p, aux;
+  T a, beta;
+  KOKKOS_INLINE_FUNCTION T operator()(const int j) const {
+    const T rj = r(j) - a * q(j);
+    return (Prec == kPrecJacobi ? aux(j) * rj : rj) + beta * p(j);
+  }
+};
+
+/// Kernel k of the one-reduction CG on a CDS matrix on one rank
+/// (CGReductions::One): r_k = r_{k-1} - alpha q_{k-1}, x += alpha p_{k-1},
+/// p_k = M^-1 r_k + beta p_{k-1} (at each neighbour on the fly), q_k = A p_k,
+/// and one(k) = (r.r, r.z, p.q, z.q, q.M^-1 q). Blocks: as in CGFusedApply.
+template <class Row, class T, class Mem, int Prec, bool Blocks>
+struct CGOneApply {
+  CGOneFields<T, Mem> f;
+  Row row;
+  using value_type = CGOneSums<T>;
+  KOKKOS_INLINE_FUNCTION void operator()(const int c, CGOneSums<T>& sums) const {
+    T a, beta;
+    if (!f.scalars(a, beta)) return;
+    const CGOneDir<T, Mem, Prec> d{f.rold, f.qold, f.pold, f.aux, a, beta};
+    // row i, once q_i is known: the updates and the sums
+    auto row_i = [&](const int i, const T qi, CGOneSums<T>& s) {
+      const T po = f.pold(i);
+      const T ri = f.rold(i) - a * f.qold(i);
+      const T zi = Prec == kPrecJacobi ? f.aux(i) * ri : ri;
+      const T pi = zi + beta * po;
+      f.rnew(i) = ri;
+      f.pnew(i) = pi;
+      f.x(i) += a * po;  // k = 0: p_{-1} = 0
+      s.rr += ri * ri;
+      s.pap += pi * qi;
+      s.zq += zi * qi;
+      if (Prec == kPrecJacobi) {
+        s.rz += ri * zi;
+        s.qmq += qi * qi * f.aux(i);
+      } else {
+        s.qmq += qi * qi;
+      }
+    };
+    CGOneSums<T> s0;
+    if constexpr (Blocks) {  // consecutive rows: the product diagonal by diagonal, four partial sums
+      const int i0 = f.st.first(c), i1 = f.st.last(c);
+      row.apply_rows(i0, i1, d, f.qnew, 0, row.n);
+      CGOneSums<T> s1, s2, s3;
+      int i = i0;
+      for (; i + 3 < i1; i += 4) {
+        row_i(i, f.qnew(i), s0);
+        row_i(i + 1, f.qnew(i + 1), s1);
+        row_i(i + 2, f.qnew(i + 2), s2);
+        row_i(i + 3, f.qnew(i + 3), s3);
+      }
+      for (; i < i1; ++i) row_i(i, f.qnew(i), s0);
+      s0 += s1;
+      s2 += s3;
+      s0 += s2;
+    } else {
+      for (int i = f.st.first(c), e = f.st.last(c), di = f.st.step(); i < e; i += di) {
+        const T qi = row.apply(i, d, 0, row.n);
+        f.qnew(i) = qi;
+        row_i(i, qi, s0);
+      }
+    }
+    if (Prec != kPrecJacobi) s0.rz = s0.rr;
+    sums += s0;
+  }
+  KOKKOS_INLINE_FUNCTION void init(CGOneSums<T>& s) const { s = CGOneSums<T>(); }
+  KOKKOS_INLINE_FUNCTION void join(CGOneSums<T>& a, const CGOneSums<T>& b) const { a += b; }
+  KOKKOS_INLINE_FUNCTION void join(volatile CGOneSums<T>& a, const volatile CGOneSums<T>& b) const { a += b; }
+};
+
+/// CGDriver takes the one-reduction form for operators with
+/// `static constexpr bool kOneReduction = true` and a step_one<Prec>(exec,
+/// CGOneFields, slot).
+template <class Op, class = void>
+struct cg_one_reduction : std::false_type {};
+template <class Op>
+struct cg_one_reduction<Op, std::void_t<decltype(Op::kOneReduction)>> : std::integral_constant<bool, Op::kOneReduction> {};
 
 /// K1a of the split form (distributed CG): direction and x only.
 template <class T, class Mem, int Prec>
@@ -1184,7 +1358,17 @@ class CGDriver {
     const int n = op_.n();
     const int maxit = opt.max_iterations > 0 ? opt.max_iterations : 2 * op_.global_n() + 10;
     const int every = opt.check_every;
-    if (static_cast<int>(st_.sums.extent(0)) < maxit + 1) {
+    every_ = every;
+    const int pk = prec_ == CGPreconditioner::None ? kPrecNone : (prec_ == CGPreconditioner::Jacobi ? kPrecJacobi : kPrecLine);
+    // Auto: One on GPUs only (one CPU core, 2D Poisson 2^14..2^18: One took
+    // 1.24-1.38x the time of Two; the product there is not bound by memory,
+    // and One forms each neighbour's direction from three vectors, not two)
+    one_ = cg_one_reduction<Op>::value && pk != kPrecLine &&
+           (opt.reductions == CGReductions::One || (opt.reductions == CGReductions::Auto && is_device_exec<Exec>::value));
+    if (one_ && static_cast<int>(st_.one.extent(0)) < maxit + 1) {
+      st_.one = Kokkos::View<CGOneSums<T>*, Mem>(
+          Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, std::string("kband::cg::history")), maxit + 1);
+    } else if (!one_ && static_cast<int>(st_.sums.extent(0)) < maxit + 1) {
       // every slot is written by its reduction before anything reads it
       st_.sums = Kokkos::View<CGSums<T>*, Mem>(
           Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, std::string("kband::cg::sums")), maxit + 1);
@@ -1192,12 +1376,17 @@ class CGDriver {
                                       maxit + 1);
     }
     st_.tol2 = static_cast<T>(opt.tol * opt.tol);
-    st_.set_rows(n, is_device_exec<Exec>::value,
-                 opt.work_items > 0 ? opt.work_items : static_cast<int>(exec.concurrency()));
+    // kband's choice of work items on GPUs: the threads the device holds at
+    // once (8 blocks of 256 a multiprocessor; the one-reduction kernel
+    // kCGOneBlocks of them)
+    const int resident = static_cast<int>(exec.concurrency()) / (one_ ? 8 / kCGOneBlocks : 1);
+    st_.set_rows(n, is_device_exec<Exec>::value, opt.work_items > 0 ? opt.work_items : resident);
     st_.flip = false;
     alternate_ = opt.sweeps == CGSweeps::Alternate || (opt.sweeps == CGSweeps::Auto && is_device_exec<Exec>::value);
-    const int pk = prec_ == CGPreconditioner::None ? kPrecNone : (prec_ == CGPreconditioner::Jacobi ? kPrecJacobi : kPrecLine);
     Kokkos::deep_copy(exec, p_[0], T(0));
+    if constexpr (cg_one_reduction<Op>::value) {
+      if (one_) return solve_one(exec, b, x, maxit, comm, pk == kPrecJacobi);
+    }
     // r = b - A x, (r.r, r.z) at k = 0
     op_.start(exec, x, p_[1], q_);
     st_.k = 0;
@@ -1230,6 +1419,46 @@ class CGDriver {
   }
 
  private:
+  /// The one-reduction form (CGReductions::One): kernel 0 forms r_0 = b - A x0
+  /// and the first direction, kernel k + 1 completes iteration k (it writes
+  /// one(k + 1), as the two-kernel form writes sums(k + 1)). x is updated
+  /// with r, so nothing is deferred past the last kernel.
+  template <class VB, class VX>
+  CGResult solve_one(const Exec& exec, const VB& b, const VX& x, int maxit, const Comm& comm, bool jacobi) {
+    const int n = op_.n();
+    if (static_cast<int>(r1_.extent(0)) != n) {
+      r1_ = Vec(Kokkos::view_alloc(exec, std::string("kband::cg::r1")), n);
+      q1_ = Vec(Kokkos::view_alloc(exec, std::string("kband::cg::q1")), n);
+    }
+    op_.start(exec, x, p_[1], q_);
+    Kokkos::deep_copy(exec, r_, b);
+    auto kernel = [&](const int k) {
+      st_.k = k;
+      const Vec rb[2] = {r_, r1_}, qb[2] = {q_, q1_};
+      const int o = k % 2, w = 1 - o;
+      const CGOneFields<T, Mem> f{st_, rb[o], qb[o], p_[o], aux_, rb[w], qb[w], p_[w], x};
+      auto slot = Kokkos::subview(st_.one, k);
+      if (jacobi)
+        op_.template step_one<kPrecJacobi>(exec, f, slot);
+      else
+        op_.template step_one<kPrecNone>(exec, f, slot);
+      comm.sum(exec, slot);
+    };
+    kernel(0);
+    int k = 0;
+    CGResult res;
+    res.reductions = CGReductions::One;
+    for (; k < maxit;) {
+      kernel(k + 1);
+      ++k;
+      if (k % every_ == 0 || k == maxit) {
+        if (comm.agree(analyse(exec, k, maxit, res))) return res;
+      }
+    }
+    analyse(exec, k, maxit, res);
+    return res;
+  }
+
   template <class K>
   void reduce_sums(const Exec& exec, const Comm& comm, const K& kernel, int slot) {
     auto dst = Kokkos::subview(st_.sums, slot);
@@ -1279,16 +1508,28 @@ class CGDriver {
   /// reads O(K) history in all, not O(K^2 / check_every).
   bool analyse(const Exec& exec, int k, int maxit, CGResult& res) {
     const int j0 = res.history.empty() ? 0 : static_cast<int>(res.history.size()) - 1;
-    if (hsums_.extent(0) < st_.sums.extent(0)) {
-      hsums_ = Kokkos::create_mirror_view(st_.sums);
-      hpap_ = Kokkos::create_mirror_view(st_.pap);
+    const size_t len = one_ ? st_.one.extent(0) : st_.sums.extent(0);
+    if (hsums_.extent(0) < len) {
+      hsums_ = decltype(hsums_)(std::string("kband::cg::host_sums"), len);
+      hpap_ = decltype(hpap_)(std::string("kband::cg::host_pap"), len);
     }
     exec.fence();
-    Kokkos::deep_copy(Kokkos::subview(hsums_, Kokkos::make_pair(j0, k + 1)),
-                      Kokkos::subview(st_.sums, Kokkos::make_pair(j0, k + 1)));
-    if (k > j0)
-      Kokkos::deep_copy(Kokkos::subview(hpap_, Kokkos::make_pair(j0, k)),
-                        Kokkos::subview(st_.pap, Kokkos::make_pair(j0, k)));
+    if (one_) {  // the same fields from the one-reduction history
+      if (hone_.extent(0) < len) hone_ = decltype(hone_)(std::string("kband::cg::host_history"), len);
+      Kokkos::deep_copy(Kokkos::subview(hone_, Kokkos::make_pair(j0, k + 1)),
+                        Kokkos::subview(st_.one, Kokkos::make_pair(j0, k + 1)));
+      for (int j = j0; j <= k; ++j) {
+        hsums_(j).rr = hone_(j).rr;
+        hsums_(j).rz = hone_(j).rz;
+        hpap_(j) = hone_(j).pap;
+      }
+    } else {
+      Kokkos::deep_copy(Kokkos::subview(hsums_, Kokkos::make_pair(j0, k + 1)),
+                        Kokkos::subview(st_.sums, Kokkos::make_pair(j0, k + 1)));
+      if (k > j0)
+        Kokkos::deep_copy(Kokkos::subview(hpap_, Kokkos::make_pair(j0, k)),
+                          Kokkos::subview(st_.pap, Kokkos::make_pair(j0, k)));
+    }
     const auto& hs = hsums_;
     const auto& hp = hpap_;
     const double rr0 = static_cast<double>(hs(0).rr);
@@ -1332,9 +1573,13 @@ class CGDriver {
   const LineSolver<T, Mem>* line_;
   CGState<T, Mem> st_;
   bool alternate_ = true;
+  bool one_ = false;  // this solve runs the one-reduction form
+  int every_ = 1;
   Vec r_, q_, aux_, p_[2];
+  Vec r1_, q1_;  // the one-reduction form's second r and q buffers
   typename Kokkos::View<CGSums<T>*, Mem>::HostMirror hsums_;  // host copies of the history (analyse)
   typename Kokkos::View<T*, Mem>::HostMirror hpap_;
+  typename Kokkos::View<CGOneSums<T>*, Mem>::HostMirror hone_;
 };
 
 /// What the single-rank operators share: no halo, the start spmv, the finish.
@@ -1382,6 +1627,23 @@ struct CDSOperator : LocalOperator<Exec, T, Mem, CDSMatrix<T, Mem>> {
       launch(exec, s, cds_row(A), q, pap);
     else
       launch(exec, s, cds_row_view(A), q, pap);
+  }
+  /// The one-reduction kernel (CGReductions::One) into the history slot `one`.
+  static constexpr bool kOneReduction = true;
+  template <int P, class Slot>
+  void step_one(const Exec& exec, const CGOneFields<T, Mem>& f, const Slot& one) const {
+    const auto& A = this->A;
+    if (sym)
+      launch_one<P>(exec, f, SymRow{A.data(), up, A.n()}, one);
+    else if (CDSOffsets::fits(A.ndiag()))
+      launch_one<P>(exec, f, cds_row(A), one);
+    else
+      launch_one<P>(exec, f, cds_row_view(A), one);
+  }
+  template <int P, class Row, class Slot>
+  static void launch_one(const Exec& exec, const CGOneFields<T, Mem>& f, const Row& row, const Slot& one) {
+    Kokkos::parallel_reduce("kband::cg::iterate", impl::Range<Exec, Kokkos::LaunchBounds<256, kCGOneBlocks>>(exec, 0, f.st.chunks()),
+                            CGOneApply<Row, T, Mem, P, !is_device_exec<Exec>::value>{f, row}, one);
   }
   /// K1 with rows `row`; GPU items of more than 4 rows take the grouped form.
   template <class Step, class Row, class Slot>
