@@ -195,6 +195,40 @@ TEST(CGZebra, HistoryDescribesTheReturnedIterate) {
   EXPECT_GT(t1, t6);
 }
 
+/// Red lines of up to 1024 rows get their right-hand side inside the line
+/// kernel, longer ones from a kernel of its own (kZebraFusedLine): both
+/// sides of that bound converge to the true solution (residual b - A x in
+/// long double on the host).
+TEST(CGZebra, LinesEitherSideOfTheFusedLength) {
+  for (int nx : {1024, 1025}) {
+    const int ny = 5, n = nx * ny;
+    auto A = kband::make_poisson_2d<double>(Exec(), nx, ny);
+    Rng rng(mix_seed({86, static_cast<std::uint64_t>(nx)}));
+    const std::vector<double> bh = kband_test_cg::random_vector<double>(n, rng);
+    Kokkos::View<double*> x("x", n);
+    Kokkos::deep_copy(x, 0.0);
+    kband::CGOptions opt;
+    opt.tol = 1e-12;
+    const auto res = kband::cg(Exec(), A, kband_test_cg::to_device(bh), x, opt, CGPreconditioner::Zebra);
+    ASSERT_EQ(res.status, CGStatus::Converged) << res.message() << " nx=" << nx;
+    EXPECT_GT(res.iterations, 0);
+    const auto xh = kband_test_cg::to_host(x);
+    long double rr = 0, bb = 0;
+    for (int i = 0; i < n; ++i) {
+      const int ix = i % nx, iy = i / nx;
+      long double ax = 4.0L * xh[i];
+      if (ix > 0) ax -= xh[i - 1];
+      if (ix + 1 < nx) ax -= xh[i + 1];
+      if (iy > 0) ax -= xh[i - nx];
+      if (iy + 1 < ny) ax -= xh[i + nx];
+      rr += (bh[i] - ax) * (bh[i] - ax);
+      bb += static_cast<long double>(bh[i]) * bh[i];
+    }
+    EXPECT_LT(static_cast<double>(std::sqrt(rr / bb)), 1e-10) << "nx=" << nx;
+    ++stats().solves;
+  }
+}
+
 TEST(CGZebra, CheckIntervalDoesNotChangeTheAnswer) {
   kband_test_cg::expect_check_interval_invariance(CGPreconditioner::Zebra, 6);
 }

@@ -38,12 +38,14 @@
 //
 // Per iteration (the driver is CGDriver, with this operator and the black
 // lines' LineSolver as its line preconditioner):
-//   ZebraRedStep  s_R = -U p_new (p_new = z + beta p_old at each coupling)   reads z, p_old, U
-//   red lines     t = D_R^-1 s_R                                             LineKernel (Apply)
+//   red lines     t = D_R^-1 s_R, s_R = -U p_new (p_new = z + beta p_old at
+//                 each coupling, ZebraRedStep, as the kernel loads its rhs;
+//                 lines over 1024 rows: a kernel of its own first)           LineKernel (Apply)
 //   ZebraBlack    p_new, q = D_B p_new + U^T t, p.Ap; x_B += alpha p_old     reads z, p_old, x, A, t
 //   black lines   r -= alpha q, z = D_B^-1 r, (r.r, r.z)                     LineKernel (Iterate)
-// (H100, 2D Poisson 2^20: 12, 12, 28 and 20 us; the line kernels are bound
-// by the latency of their teams, the others move 17 and 43 MB.)
+// (H100, 2D Poisson 2^20, before s_R was fused into the red lines' kernel:
+// 12 us for s_R, 12, 28 and 20 us; the line kernels are bound by the
+// latency of their teams, ZebraBlack moves 43 MB.)
 #pragma once
 
 #include "kband_CG_impl.hpp"
@@ -121,17 +123,41 @@ struct ZebraRedRhs {
   KOKKOS_INLINE_FUNCTION void operator()(const int ic) const { s(ic) = b(ic) - z.red_coupling(ic, ZebraVec<T, Mem>{x}); }
 };
 
-/// s_R = -U p_new over the red rows, p_new = z + beta p_old computed at each
-/// coupling (only while iteration k goes; the direction reads the device
-/// history, so it is formed here, not on the host).
+/// The red lines' right-hand side in an iteration, only while iteration k
+/// goes. Lines of up to kZebraFusedLine rows: computed row by row inside the
+/// red line kernel (LineSolver::apply_rhs), no s_R array and no kernel of its
+/// own; longer ones: by ZebraRedStepRows.
 template <class T, class Mem, int Prec>
 struct ZebraRedStep {
   CGStep<T, Mem, Prec> st;
   ZebraRows<T, Mem> z;
+  KOKKOS_INLINE_FUNCTION bool active() const { return st.st.go(); }
+  /// p_new = z + beta p_old (beta from the device history: once per thread)
+  KOKKOS_INLINE_FUNCTION CGDir<T, Mem, Prec> eval() const { return st.dir(); }
+  /// red row ic of s_R = -U p_new, p_new at each coupling
+  KOKKOS_INLINE_FUNCTION T operator()(const int ic, const CGDir<T, Mem, Prec>& d) const { return -z.red_coupling(ic, d); }
+};
+
+/// Red lines longer than this take s_R from its own kernel (ZebraRedStepRows)
+/// instead of computing it in the line kernel, which there takes 16 rows a
+/// thread: H100, 2D Poisson 2^22 (2048-row lines), 219-220 against 226-227
+/// us an iteration. Up to it, the red line kernel runs 4 rows a thread
+/// (kZebraRedRows) with s_R computed inside: 2^20 66.4-67.2 against
+/// 71.2-71.9 us (the separate kernel, 8 rows a thread), 2^18 33.3-33.6
+/// against 34.9. (Fused at 8 rows a thread: 71.0-72.7 and 37.2-37.9; the
+/// line kernel then holds 128 threads a line, a quarter of the threads an
+/// H100 can hold at 2^20. The black lines at 4 rows a thread too: no gain.)
+constexpr int kZebraFusedLine = 1024;
+constexpr int kZebraRedRows = 4;
+
+/// s_R = -U p_new into an array, a thread a red row (lines over kZebraFusedLine rows).
+template <class T, class Mem, int Prec>
+struct ZebraRedStepRows {
+  ZebraRedStep<T, Mem, Prec> rs;
   Kokkos::View<T*, Mem> s;
   KOKKOS_INLINE_FUNCTION void operator()(const int ic) const {
-    if (!st.st.go()) return;
-    s(ic) = -z.red_coupling(ic, st.dir());
+    if (!rs.active()) return;
+    s(ic) = rs(ic, rs.eval());
   }
 };
 
@@ -235,8 +261,13 @@ struct ZebraOperator {
   template <class Step, class Slot>
   void step(const Exec& exec, const Step& s, const Vec& q, const Slot& pap) const {
     constexpr int P = Step::prec;
-    Kokkos::parallel_for("kband::cg::zebra_red", Range<Exec>(exec, 0, z.nR), ZebraRedStep<T, Mem, P>{s, z, sR});
-    red->apply(exec, sR, tR);
+    const ZebraRedStep<T, Mem, P> rhs{s, z};
+    if (z.L <= kZebraFusedLine) {
+      red->apply_rhs(exec, rhs, tR);
+    } else {
+      Kokkos::parallel_for("kband::cg::zebra_red", Range<Exec>(exec, 0, z.nR), ZebraRedStepRows<T, Mem, P>{rhs, sR});
+      red->apply(exec, sR, tR);
+    }
     Kokkos::parallel_reduce("kband::cg::zebra_black", CGPolicy<Exec>(exec, 0, s.st.chunks()),
                             ZebraBlack<T, Mem, P>{s, z, tR, q}, pap);
   }
@@ -376,7 +407,7 @@ class ZebraSolver {
     auto alloc = [&](const char* l, int len) { return Vec(Kokkos::view_alloc(exec, std::string(l)), len); };
     Op op;
     op.z = s.rows;
-    op.red = std::make_shared<const LineSolver<T, Mem>>(exec, s.DR);
+    op.red = std::make_shared<const LineSolver<T, Mem>>(exec, s.DR, 0, s.rows.L <= kZebraFusedLine ? kZebraRedRows : 0);
     op.bR = alloc("kband::cg::zebra_bR", s.rows.nR);
     op.sR = alloc("kband::cg::zebra_sR", s.rows.nR);
     op.tR = alloc("kband::cg::zebra_tR", s.rows.nR);

@@ -902,7 +902,17 @@ struct LineData {
 /// thread; CPUs use LineLanes instead unless a test asks for this kernel).
 /// The factor holds a w (a: the sub-diagonal), c' = c / pivot and
 /// w = 1 / pivot per row, for one line (shared) or for every line.
-template <class Exec, class T, class Mem>
+/// The line kernels' Apply right-hand side: src (LineNoRhs), or a functor
+/// Rhs computing it row by row: Rhs::active() (false: the kernel does
+/// nothing; the same for every thread), Rhs::eval(), a context made once per
+/// thread (per-iteration scalars from the device history), and
+/// Rhs::operator()(i, context), row i's value. (The functor stays in the
+/// kernel's parameters: a per-thread copy of a struct with indexed arrays
+/// would live in local memory; H100, zebra 2^20: 87 against 71 us an
+/// iteration.)
+struct LineNoRhs {};
+
+template <class Exec, class T, class Mem, class Rhs = LineNoRhs>
 struct LineKernel : LineData<T, Mem> {
   using member = typename Kokkos::TeamPolicy<Exec>::member_type;
   using Scratch = Kokkos::View<T*, typename Exec::scratch_memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
@@ -915,6 +925,7 @@ struct LineKernel : LineData<T, Mem> {
   using D::w;
   using D::z;
   LineGeometry g;
+  Rhs rhs_fn;
 
   /// Exclusive scan of the affine maps v -> val + slope v over the chunks of
   /// one line (forward: from chunk 0 up; else from the last chunk down):
@@ -946,6 +957,9 @@ struct LineKernel : LineData<T, Mem> {
 
   KOKKOS_INLINE_FUNCTION void operator()(const member& m, CGSums<T>& sums) const {
     if (mode == kLineIterate && !st.ran(st.k)) return;  // the same for the whole team
+    if constexpr (!std::is_same<Rhs, LineNoRhs>::value) {
+      if (mode == kLineApply && !rhs_fn.active()) return;
+    }
     const T alpha = mode == kLineIterate ? st.alpha(st.k) : T(0);
     const int ts = m.team_size(), me = m.team_rank();
     const int grp = me / g.tl, t = me % g.tl;
@@ -981,8 +995,14 @@ struct LineKernel : LineData<T, Mem> {
         }
       }
     };
-    if (mode == kLineApply)
-      load([&](const int i) { return this->src(i); });
+    if (mode == kLineApply) {
+      if constexpr (std::is_same<Rhs, LineNoRhs>::value) {
+        load([&](const int i) { return this->src(i); });
+      } else {
+        const auto ctx = rhs_fn.eval();
+        load([&](const int i) { return rhs_fn(i, ctx); });
+      }
+    }
     else if (mode == kLineStart)
       load([&](const int i) { return this->src(i) - this->q(i); });
     else
@@ -1041,7 +1061,7 @@ struct LineKernel : LineData<T, Mem> {
 /// LineKernel's work on CPUs: W lines a work item, their Thomas recurrences
 /// interleaved (W independent dependency chains; one line at a time is bound
 /// by the latency of its recurrence), forward into z and backward in place.
-template <class T, class Mem, int W>
+template <class T, class Mem, int W, class Rhs = LineNoRhs>
 struct LineLanes : LineData<T, Mem> {  // one chunk a line: factor row j at column j
   using D = LineData<T, Mem>;
   using D::aw;
@@ -1056,7 +1076,25 @@ struct LineLanes : LineData<T, Mem> {  // one chunk a line: factor row j at colu
   using D::w;
   using D::z;
 
+  Rhs rhs_fn;
+
   KOKKOS_INLINE_FUNCTION void operator()(const int item, CGSums<T>& sums) const {
+    if constexpr (!std::is_same<Rhs, LineNoRhs>::value) {
+      // Apply from a functor: its values into z, then the solve with src = z
+      // (each row's value is read before its z is written; Apply's sums are
+      // not wanted)
+      if (!rhs_fn.active()) return;
+      const auto ctx = rhs_fn.eval();
+      for (int l = 0; l < W; ++l) {
+        int i0, ln, f;
+        this->line(item * W + l, i0, ln, f);
+        for (int j = 0; j < ln; ++j) z(i0 + j) = rhs_fn(i0 + j, ctx);
+      }
+      LineLanes<T, Mem, W> plain{static_cast<const LineData<T, Mem>&>(*this)};
+      plain.src = z;
+      plain(item, sums);
+      return;
+    }
     if (mode == kLineIterate && !st.ran(st.k)) return;
     const T alpha = mode == kLineIterate ? st.alpha(st.k) : T(0);
     int i0[W], ln[W], f[W];
@@ -1177,8 +1215,10 @@ class LineSolver {
 
   /// threads_per_line: 0 = kband's choice (CPUs: LineLanes); else LineKernel
   /// with that many threads per line (tests; at most the backend's team size).
+  /// rows_per_thread: GPUs, lines of up to 1024 rows, the rows a thread aims
+  /// for (0: KBAND_CG_LINE_ROWS).
   template <class Exec>
-  LineSolver(const Exec& exec, const CDSMatrix<T, Mem>& A, const int threads_per_line = 0) {
+  LineSolver(const Exec& exec, const CDSMatrix<T, Mem>& A, const int threads_per_line = 0, const int rows_per_thread = 0) {
     const int n = A.n();
     auto hdata = Kokkos::create_mirror_view(A.data());
     exec.fence();
@@ -1201,7 +1241,7 @@ class LineSolver {
         const int i = starts[s] + j;
         shared_ = lower(i) == lower(j) && hdata(i, d0) == hdata(j, d0) && upper(i) == upper(j);
       }
-    geom_ = geometry<Exec>(len_, threads_per_line);
+    geom_ = geometry<Exec>(len_, threads_per_line, rows_per_thread);
     forced_ = threads_per_line > 0;
     // the factor, per line (rows past a line's end: identity, a w = c' = 0,
     // w = 1), in the geometry's chunk-interleaved order
@@ -1250,6 +1290,12 @@ class LineSolver {
     run(exec, kLineApply, CGState<T, Mem>{}, {}, r, {}, z, discard_);
   }
 
+  /// z = T^-1 rhs, rhs row by row from a functor (LineNoRhs). No fence.
+  template <class Exec, class Rhs>
+  void apply_rhs(const Exec& exec, const Rhs& rhs, const Kokkos::View<T*, Mem>& z) const {
+    run(exec, kLineApply, CGState<T, Mem>{}, {}, {}, {}, z, discard_, rhs);
+  }
+
   /// Start: r = b - q; Iterate: r -= alpha_k q (when iteration k ran). Then
   /// z = T^-1 r and sum = (r.r, r.z). No fence.
   template <class Exec>
@@ -1264,12 +1310,12 @@ class LineSolver {
   /// KBAND_CG_LINE_ROWS), up to 256 threads a line, teams of at least 128
   /// threads (several short lines a team). CPUs: one thread a line.
   template <class Exec>
-  static LineGeometry geometry(const int len, const int threads_per_line) {
+  static LineGeometry geometry(const int len, const int threads_per_line, const int rows_per_thread) {
     LineGeometry g;
     g.len = len;
     if (threads_per_line > 0) g.tl = threads_per_line;
     else if (is_device_exec<Exec>::value) {
-      const int rows = len > 1024 ? KBAND_CG_LONG_LINE_ROWS : KBAND_CG_LINE_ROWS;
+      const int rows = len > 1024 ? KBAND_CG_LONG_LINE_ROWS : (rows_per_thread > 0 ? rows_per_thread : KBAND_CG_LINE_ROWS);
       while (g.tl < 256 && g.tl * rows < len) g.tl *= 2;
     }
     if (is_device_exec<Exec>::value) g.lpt = g.tl < 128 ? 128 / g.tl : 1;
@@ -1278,21 +1324,21 @@ class LineSolver {
     return g;
   }
 
-  template <class Exec>
+  template <class Exec, class Rhs = LineNoRhs>
   void run(const Exec& exec, int mode, const CGState<T, Mem>& st, const Kokkos::View<T*, Mem>& r,
            const Kokkos::View<const T*, Mem>& src, const Kokkos::View<const T*, Mem>& q,
-           const Kokkos::View<T*, Mem>& z, const Kokkos::View<CGSums<T>, Mem>& sum) const {
+           const Kokkos::View<T*, Mem>& z, const Kokkos::View<CGSums<T>, Mem>& sum, const Rhs& rhs = {}) const {
     const LineData<T, Mem> data{st, r, src, q, z, aw_, w_, cp_, starts_, len_, nlines_, mode, shared_};
     if constexpr (!is_device_exec<Exec>::value) {
       if (!forced_) {
         // CPUs: 8 lines a thread, interleaved (one line a thread: 1.8x slower)
         constexpr int W = 8;
-        Kokkos::parallel_reduce("kband::cg::line", Range<Exec>(exec, 0, (nlines_ + W - 1) / W), LineLanes<T, Mem, W>{data},
+        Kokkos::parallel_reduce("kband::cg::line", Range<Exec>(exec, 0, (nlines_ + W - 1) / W), LineLanes<T, Mem, W, Rhs>{data, rhs},
                                 sum);
         return;
       }
     }
-    launch(exec, LineKernel<Exec, T, Mem>{data, geom_}, sum);
+    launch(exec, LineKernel<Exec, T, Mem, Rhs>{data, geom_, rhs}, sum);
   }
 
   template <class Exec, class K>
