@@ -884,9 +884,19 @@ struct LineData {
   KOKKOS_INLINE_FUNCTION void join(volatile CGSums<T>& x, const volatile CGSums<T>& y) const { x += y; }
 };
 
+/// The line kernels' Apply right-hand side: src (LineNoRhs), or a functor
+/// Rhs computing it row by row: Rhs::active() (false: the kernel does
+/// nothing; the same for every thread), Rhs::eval(), a context made once per
+/// thread (per-iteration scalars from the device history), and
+/// Rhs::operator()(i, context), row i's value. (The functor stays in the
+/// kernel's parameters: a per-thread copy of a struct with indexed arrays
+/// would live in local memory; H100, zebra 2^20: 87 against 71 us an
+/// iteration.)
+struct LineNoRhs {};
+
 /// z = T^-1 rhs for every line, one line per group of `tl` threads, fused
 /// with the CG residual update and its sums:
-///   Apply:   rhs = src                      (z only)
+///   Apply:   rhs = src, or Rhs (above)      (z only)
 ///   Start:   rhs = r = src - q              (r = b - A x0; sums of k = 0)
 ///   Iterate: rhs = r = r - alpha_k q        (only when iteration k ran)
 /// and (r.r, r.z) into the reduction (Apply runs by parallel_for, with no
@@ -902,16 +912,6 @@ struct LineData {
 /// thread; CPUs use LineLanes instead unless a test asks for this kernel).
 /// The factor holds a w (a: the sub-diagonal), c' = c / pivot and
 /// w = 1 / pivot per row, for one line (shared) or for every line.
-/// The line kernels' Apply right-hand side: src (LineNoRhs), or a functor
-/// Rhs computing it row by row: Rhs::active() (false: the kernel does
-/// nothing; the same for every thread), Rhs::eval(), a context made once per
-/// thread (per-iteration scalars from the device history), and
-/// Rhs::operator()(i, context), row i's value. (The functor stays in the
-/// kernel's parameters: a per-thread copy of a struct with indexed arrays
-/// would live in local memory; H100, zebra 2^20: 87 against 71 us an
-/// iteration.)
-struct LineNoRhs {};
-
 template <class Exec, class T, class Mem, class Rhs = LineNoRhs>
 struct LineKernel : LineData<T, Mem> {
   using member = typename Kokkos::TeamPolicy<Exec>::member_type;
