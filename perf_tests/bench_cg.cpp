@@ -41,6 +41,7 @@
 #include <KokkosSparse_spmv.hpp>
 #endif
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -103,6 +104,27 @@ void usage() {
       "  --help                this text\n");
 }
 
+/// A comma-separated list of names into their enum values; false (with a
+/// message) on an unknown name or an empty list.
+template <class E>
+bool parse_names(const std::string& list, const char* opt, const std::vector<std::pair<std::string, E>>& names,
+                 std::vector<E>& out) {
+  out.clear();
+  std::stringstream ss(list);
+  std::string t;
+  while (std::getline(ss, t, ',')) {
+    auto it = std::find_if(names.begin(), names.end(), [&](const auto& nv) { return nv.first == t; });
+    if (it == names.end()) {
+      std::string all;
+      for (const auto& nv : names) all += (all.empty() ? "" : ", ") + nv.first;
+      std::fprintf(stderr, "kband-bench cg: %s takes %s\n", opt, all.c_str());
+      return false;
+    }
+    out.push_back(it->second);
+  }
+  return !out.empty();
+}
+
 bool parse(int argc, char** argv, Options& o) {
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -132,18 +154,10 @@ bool parse(int argc, char** argv, Options& o) {
     else if (a == "--reps") o.reps = inext("--reps");
     else if (a == "--check-every") o.check_every = inext("--check-every");
     else if (a == "--sweeps") {
-      o.sweeps.clear();
-      std::stringstream ss(next("--sweeps"));
-      std::string t;
-      while (std::getline(ss, t, ',')) {
-        if (t != "auto" && t != "alternate" && t != "forward") {
-          std::fprintf(stderr, "kband-bench cg: --sweeps takes auto, alternate, forward\n");
-          return false;
-        }
-        o.sweeps.push_back(t == "auto" ? kband::CGSweeps::Auto
-                                       : (t == "alternate" ? kband::CGSweeps::Alternate : kband::CGSweeps::Forward));
-      }
-      if (o.sweeps.empty()) return false;
+      using S = kband::CGSweeps;
+      if (!parse_names<S>(next("--sweeps"), "--sweeps",
+                          {{"auto", S::Auto}, {"alternate", S::Alternate}, {"forward", S::Forward}}, o.sweeps))
+        return false;
     } else if (a == "--work-items") {
       o.items_div.clear();
       std::stringstream ss(next("--work-items"));
@@ -159,18 +173,10 @@ bool parse(int argc, char** argv, Options& o) {
       if (o.items_div.empty()) return false;
     }
     else if (a == "--reductions") {
-      o.reductions.clear();
-      std::stringstream ss(next("--reductions"));
-      std::string t;
-      while (std::getline(ss, t, ',')) {
-        if (t != "auto" && t != "one" && t != "two") {
-          std::fprintf(stderr, "kband-bench cg: --reductions takes auto, one, two\n");
-          return false;
-        }
-        o.reductions.push_back(t == "auto" ? kband::CGReductions::Auto
-                                           : (t == "one" ? kband::CGReductions::One : kband::CGReductions::Two));
-      }
-      if (o.reductions.empty()) return false;
+      using R = kband::CGReductions;
+      if (!parse_names<R>(next("--reductions"), "--reductions", {{"auto", R::Auto}, {"one", R::One}, {"two", R::Two}},
+                          o.reductions))
+        return false;
     }
     else if (a == "--precs") o.precs = next("--precs");
     else if (a == "--quick") o.quick = true;
