@@ -340,8 +340,8 @@ struct CGFusedApply {
 };
 
 /// The buffers of one kernel of the one-reduction CG (CGReductions::One):
-/// r, q and p of iteration k - 1 (at k = 0: r = b, q = A x0, p = 0), and
-/// the other buffer of each pair, which kernel k writes.
+/// r, q and p of iteration k - 1 (at k = 0: b, A x0 and 0), and the other
+/// buffer of each pair, which kernel k writes.
 template <class T, class Mem>
 struct CGOneFields {
   CGState<T, Mem> st;
@@ -1404,7 +1404,6 @@ class CGDriver {
     const int n = op_.n();
     const int maxit = opt.max_iterations > 0 ? opt.max_iterations : 2 * op_.global_n() + 10;
     const int every = opt.check_every;
-    every_ = every;
     const int pk = prec_ == CGPreconditioner::None ? kPrecNone : (prec_ == CGPreconditioner::Jacobi ? kPrecJacobi : kPrecLine);
     // Auto: One on GPUs only (one CPU core, 2D Poisson 2^14..2^18: One took
     // 1.24-1.38x the time of Two; the product there is not bound by memory,
@@ -1431,7 +1430,7 @@ class CGDriver {
     alternate_ = opt.sweeps == CGSweeps::Alternate || (opt.sweeps == CGSweeps::Auto && is_device_exec<Exec>::value);
     Kokkos::deep_copy(exec, p_[0], T(0));
     if constexpr (cg_one_reduction<Op>::value) {
-      if (one_) return solve_one(exec, b, x, maxit, comm, pk == kPrecJacobi);
+      if (one_) return solve_one(exec, b, x, maxit, every, comm, pk == kPrecJacobi);
     }
     // r = b - A x, (r.r, r.z) at k = 0
     op_.start(exec, x, p_[1], q_);
@@ -1466,23 +1465,24 @@ class CGDriver {
 
  private:
   /// The one-reduction form (CGReductions::One): kernel 0 forms r_0 = b - A x0
-  /// and the first direction, kernel k + 1 completes iteration k (it writes
-  /// one(k + 1), as the two-kernel form writes sums(k + 1)). x is updated
-  /// with r, so nothing is deferred past the last kernel.
+  /// (b in place of the previous r, alpha = 1) and the first direction,
+  /// kernel k + 1 completes iteration k (it writes one(k + 1), as the
+  /// two-kernel form writes sums(k + 1)). x is updated with r, so nothing is
+  /// deferred past the last kernel.
   template <class VB, class VX>
-  CGResult solve_one(const Exec& exec, const VB& b, const VX& x, int maxit, const Comm& comm, bool jacobi) {
+  CGResult solve_one(const Exec& exec, const VB& b, const VX& x, int maxit, int every, const Comm& comm, bool jacobi) {
     const int n = op_.n();
     if (static_cast<int>(r1_.extent(0)) != n) {
       r1_ = Vec(Kokkos::view_alloc(exec, std::string("kband::cg::r1")), n);
       q1_ = Vec(Kokkos::view_alloc(exec, std::string("kband::cg::q1")), n);
     }
     op_.start(exec, x, p_[1], q_);
-    Kokkos::deep_copy(exec, r_, b);
     auto kernel = [&](const int k) {
       st_.k = k;
       const Vec rb[2] = {r_, r1_}, qb[2] = {q_, q1_};
       const int o = k % 2, w = 1 - o;
-      const CGOneFields<T, Mem> f{st_, rb[o], qb[o], p_[o], aux_, rb[w], qb[w], p_[w], x};
+      const Kokkos::View<const T*, Mem> rin = k == 0 ? Kokkos::View<const T*, Mem>(b) : rb[o];
+      const CGOneFields<T, Mem> f{st_, rin, qb[o], p_[o], aux_, rb[w], qb[w], p_[w], x};
       auto slot = Kokkos::subview(st_.one, k);
       if (jacobi)
         op_.template step_one<kPrecJacobi>(exec, f, slot);
@@ -1497,7 +1497,7 @@ class CGDriver {
     for (; k < maxit;) {
       kernel(k + 1);
       ++k;
-      if (k % every_ == 0 || k == maxit) {
+      if (k % every == 0 || k == maxit) {
         if (comm.agree(analyse(exec, k, maxit, res))) return res;
       }
     }
@@ -1620,7 +1620,6 @@ class CGDriver {
   CGState<T, Mem> st_;
   bool alternate_ = true;
   bool one_ = false;  // this solve runs the one-reduction form
-  int every_ = 1;
   Vec r_, q_, aux_, p_[2];
   Vec r1_, q1_;  // the one-reduction form's second r and q buffers
   typename Kokkos::View<CGSums<T>*, Mem>::HostMirror hsums_;  // host copies of the history (analyse)
