@@ -35,9 +35,9 @@
 // numerator r_{k+1}.z_{k+1} comes from iteration k's sums), two elsewhere
 // (fused direction + SpMV + p.Ap + the deferred x update; fused residual
 // update + r.r), no host synchronisation inside the iteration: the host
-// reads the residual history every `check_every` iterations. The kernels of iterations after the stop
-// do no work (their cost is the launches), so iteration counts and results
-// are those of checking every iteration. The solve returns a host value, so
+// reads the residual history every `check_every` iterations. The kernels of
+// iterations after the stop do no work (their cost is the launches), so
+// iteration counts and results are those of checking every iteration. The solve returns a host value, so
 // it fences at those checks and at the end.
 //
 // Preconditioners: Jacobi (z = r / diag A) and Line (CDS only): the
@@ -96,7 +96,8 @@ struct cg_operator<Exec, Kokkos::View<T**, P...>> {
 /// A CG solver bound to one matrix and preconditioner; holds its work vectors
 /// (4 n plus n for a preconditioner, plus 2 n once a solve has run the
 /// one-reduction form) and the line factorisation, so repeated solves
-/// allocate nothing after the first. Matrix: CDSMatrix<T, Mem> or DenseMatrix<T, Mem>.
+/// allocate nothing after the first. Matrix: CDSMatrix<T, Mem> or
+/// DenseMatrix<T, Mem>.
 template <class Exec, class Matrix>
 class CGSolver {
   using traits = impl::cg_operator<Exec, Matrix>;
