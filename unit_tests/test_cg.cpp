@@ -309,8 +309,9 @@ TEST(CGReductions, OneAgreesWithTwoDouble) { reductions_sweep<double>(); }
 TEST(CGReductions, OneAgreesWithTwoFloat) { reductions_sweep<float>(); }
 
 /// Which form runs: Auto takes One for single-rank CDS matrices without a
-/// preconditioner or with Jacobi on GPUs, Two on hosts and elsewhere (a
-/// request for One falls back), and explicit requests are honoured. The
+/// preconditioner, with Jacobi or with the zebra on GPUs, Two on hosts and
+/// elsewhere (a request for One falls back), and explicit requests are
+/// honoured. The
 /// unsymmetric storage (an unpaired zero diagonal: every diagonal read)
 /// converges the same way.
 TEST(CGReductions, FormChosen) {
@@ -325,7 +326,9 @@ TEST(CGReductions, FormChosen) {
   EXPECT_EQ(solve_ones(P, CGPreconditioner::Jacobi, one).reductions, kband::CGReductions::One);
   EXPECT_EQ(solve_ones(P, CGPreconditioner::None, two).reductions, kband::CGReductions::Two);
   EXPECT_EQ(solve_ones(P, CGPreconditioner::Line, one).reductions, kband::CGReductions::Two);
-  EXPECT_EQ(solve_ones(P, CGPreconditioner::Zebra, one).reductions, kband::CGReductions::Two);
+  EXPECT_EQ(solve_ones(P, CGPreconditioner::Zebra, one).reductions, kband::CGReductions::One);
+  EXPECT_EQ(solve_ones(P, CGPreconditioner::Zebra).reductions, gpu);
+  EXPECT_EQ(solve_ones(P, CGPreconditioner::Zebra, two).reductions, kband::CGReductions::Two);
   Kokkos::View<double*> b("b", 63), x("x", 63);
   Kokkos::deep_copy(b, 1.0);
   const auto D = DenseHost::poisson_2d(9, 7).to_device<double>();

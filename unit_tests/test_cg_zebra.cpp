@@ -3,7 +3,8 @@
 // coefficients and a 9-point stencil, from initial guesses whose red lines
 // are poisoned (the method recomputes them); iteration counts against the
 // line preconditioner; the history against the returned iterate; errors and
-// non-finite input.
+// non-finite input. Every case runs in both forms (CGReductions::Two: three
+// kernels an iteration; One: two, ZebraBlackOne).
 #include "test_cg_common.hpp"
 
 namespace {
@@ -57,9 +58,14 @@ DenseHost nine_point(int nx, int ny) {
 /// Solves A x = b with the zebra preconditioner from x0 = random on the
 /// black lines and `poison` on the red ones; returns ||x - x_LU|| / ||x_LU||
 /// (inf norms) and checks status and history.
+using kband::CGReductions;
+const CGReductions kForms[] = {CGReductions::Two, CGReductions::One};
+std::string form_name(CGReductions r) { return r == CGReductions::One ? " (one)" : " (two)"; }
+
 template <class T>
 double zebra_error(const kband::CDSMatrix<T>& A, const DenseHost& ref, int nx, double tol, Rng& rng,
-                   const std::string& what, T poison = T(1e30)) {
+                   const std::string& what0, CGReductions red, T poison = T(1e30)) {
+  const std::string what = what0 + form_name(red);
   const int n = ref.n;
   const std::vector<T> b = random_vector<T>(n, rng);
   std::vector<T> x0 = random_vector<T>(n, rng);
@@ -69,10 +75,12 @@ double zebra_error(const kband::CDSMatrix<T>& A, const DenseHost& ref, int nx, d
   kband::CGOptions opt;
   opt.tol = tol;
   opt.check_every = 3;
+  opt.reductions = red;
   auto s = kband::make_cg_solver(Exec(), A, CGPreconditioner::Zebra);
   EXPECT_EQ(s.line_length(), nx) << what;
   const kband::CGResult res = s.solve(Exec(), kband_test_cg::to_device(b), x, opt);
   EXPECT_EQ(res.status, CGStatus::Converged) << res.message() << " " << what;
+  EXPECT_EQ(res.reductions, red) << what;
   EXPECT_EQ(static_cast<int>(res.history.size()), res.iterations + 1) << what;
   EXPECT_LE(res.relative_residual, tol) << what;
   const auto xh = kband_test_cg::to_host(x);
@@ -99,30 +107,36 @@ void zebra_sweep() {
   // odd and even line counts (an odd count leaves one more red line), lines of 2..16 rows
   for (auto g : std::vector<std::pair<int, int>>{{2, 2}, {3, 3}, {4, 5}, {7, 3}, {8, 8}, {5, 2}, {16, 9}, {3, 12}}) {
     const std::string what = "poisson " + std::to_string(g.first) + "x" + std::to_string(g.second);
-    const double e = zebra_error<T>(kband::make_poisson_2d<T>(Exec(), g.first, g.second),
-                                    DenseHost::poisson_2d(g.first, g.second), g.first, ZebraTol<T>::tol, rng, what);
-    EXPECT_LT(e, ZebraTol<T>::err) << what;
-    worst = std::max(worst, e);
+    for (CGReductions red : kForms) {
+      const double e = zebra_error<T>(kband::make_poisson_2d<T>(Exec(), g.first, g.second),
+                                      DenseHost::poisson_2d(g.first, g.second), g.first, ZebraTol<T>::tol, rng, what, red);
+      EXPECT_LT(e, ZebraTol<T>::err) << what << form_name(red);
+      worst = std::max(worst, e);
+    }
   }
   // variable coefficients (a factor per line), with and without a shift
   for (auto g : std::vector<std::pair<int, int>>{{6, 7}, {9, 4}}) {
     for (double shift : {0.05, 0.5}) {
       const DenseHost ref = variable_poisson(g.first, g.second, shift, rng);
       const std::string what = "variable " + std::to_string(g.first) + "x" + std::to_string(g.second);
-      const double e = zebra_error<T>(kband::cds_from_dense(Exec(), ref.to_device<T>()), ref, g.first,
-                                      ZebraTol<T>::tol, rng, what);
-      EXPECT_LT(e, ZebraTol<T>::err) << what;
-      worst = std::max(worst, e);
+      for (CGReductions red : kForms) {
+        const double e = zebra_error<T>(kband::cds_from_dense(Exec(), ref.to_device<T>()), ref, g.first,
+                                        ZebraTol<T>::tol, rng, what, red);
+        EXPECT_LT(e, ZebraTol<T>::err) << what << form_name(red);
+        worst = std::max(worst, e);
+      }
     }
   }
   // six coupling diagonals
   for (auto g : std::vector<std::pair<int, int>>{{5, 5}, {8, 3}}) {
     const DenseHost ref = nine_point(g.first, g.second);
     const std::string what = "nine-point " + std::to_string(g.first) + "x" + std::to_string(g.second);
-    const double e =
-        zebra_error<T>(kband::cds_from_dense(Exec(), ref.to_device<T>()), ref, g.first, ZebraTol<T>::tol, rng, what);
-    EXPECT_LT(e, ZebraTol<T>::err) << what;
-    worst = std::max(worst, e);
+    for (CGReductions red : kForms) {
+      const double e = zebra_error<T>(kband::cds_from_dense(Exec(), ref.to_device<T>()), ref, g.first,
+                                      ZebraTol<T>::tol, rng, what, red);
+      EXPECT_LT(e, ZebraTol<T>::err) << what << form_name(red);
+      worst = std::max(worst, e);
+    }
   }
   record_error(std::string(type_name(T())) + " cg zebra", worst);
 }
@@ -141,11 +155,19 @@ kband::CGResult ones(const kband::CDSMatrix<double>& A, CGPreconditioner p, kban
 TEST(CGZebra, AboutHalfTheLineIterations) {
   for (int N : {32, 64}) {
     auto P = kband::make_poisson_2d<double>(Exec(), N, N);
-    const auto line = ones(P, CGPreconditioner::Line), zebra = ones(P, CGPreconditioner::Zebra);
+    kband::CGOptions one;
+    one.reductions = CGReductions::One;
+    const auto line = ones(P, CGPreconditioner::Line), zebra = ones(P, CGPreconditioner::Zebra),
+               zebra1 = ones(P, CGPreconditioner::Zebra, one);
     ASSERT_EQ(zebra.status, CGStatus::Converged) << zebra.message();
+    ASSERT_EQ(zebra1.status, CGStatus::Converged) << zebra1.message();
     EXPECT_GT(zebra.iterations, 0);
     EXPECT_LT(zebra.iterations, 0.6 * line.iterations) << N;
-    std::printf("  poisson %dx%d: line %d, zebra %d iterations\n", N, N, line.iterations, zebra.iterations);
+    // the one-reduction form: the same iterations (to 2 %) and first residuals
+    EXPECT_LE(std::abs(zebra1.iterations - zebra.iterations), 1 + zebra.iterations / 50) << N;
+    for (int j = 0; j <= 4; ++j) EXPECT_NEAR(zebra1.history[j], zebra.history[j], 1e-9 * zebra.history[j]) << j;
+    std::printf("  poisson %dx%d: line %d, zebra %d (one-reduction form %d) iterations\n", N, N, line.iterations,
+                zebra.iterations, zebra1.iterations);
   }
 }
 
@@ -156,8 +178,10 @@ TEST(CGZebra, HistoryDescribesTheReturnedIterate) {
   const int nx = 12, ny = 9, n = nx * ny;
   auto A = kband::make_poisson_2d<double>(Exec(), nx, ny);
   const DenseHost ref = DenseHost::poisson_2d(nx, ny);
+  for (CGReductions red : kForms) {
   auto true_res = [&](int maxit, kband::CGResult& res, std::vector<long double>& r) {
     kband::CGOptions opt;
+    opt.reductions = red;
     opt.max_iterations = maxit;
     opt.check_every = 2;
     opt.tol = 1e-14;
@@ -190,9 +214,10 @@ TEST(CGZebra, HistoryDescribesTheReturnedIterate) {
       EXPECT_NEAR(static_cast<double>(res6[i]), 0.0, 1e-13) << i;
     }
   // the recursive residual of a few steps equals the true one
-  EXPECT_NEAR(static_cast<double>(t6 / t1), r6.history[6] / r6.history[1], 1e-10);
-  EXPECT_NEAR(r1.history[1], r6.history[1], 1e-15);
+  EXPECT_NEAR(static_cast<double>(t6 / t1), r6.history[6] / r6.history[1], 1e-10) << form_name(red);
+  EXPECT_NEAR(r1.history[1], r6.history[1], 1e-15) << form_name(red);
   EXPECT_GT(t1, t6);
+  }
 }
 
 /// Red lines of up to 1024 rows get their right-hand side inside the line
@@ -205,12 +230,15 @@ TEST(CGZebra, LinesEitherSideOfTheFusedLength) {
     auto A = kband::make_poisson_2d<double>(Exec(), nx, ny);
     Rng rng(mix_seed({86, static_cast<std::uint64_t>(nx)}));
     const std::vector<double> bh = kband_test_cg::random_vector<double>(n, rng);
+    for (CGReductions red : kForms) {
     Kokkos::View<double*> x("x", n);
     Kokkos::deep_copy(x, 0.0);
     kband::CGOptions opt;
     opt.tol = 1e-12;
+    opt.reductions = red;
     const auto res = kband::cg(Exec(), A, kband_test_cg::to_device(bh), x, opt, CGPreconditioner::Zebra);
-    ASSERT_EQ(res.status, CGStatus::Converged) << res.message() << " nx=" << nx;
+    ASSERT_EQ(res.status, CGStatus::Converged) << res.message() << " nx=" << nx << form_name(red);
+    EXPECT_EQ(res.reductions, red);
     EXPECT_GT(res.iterations, 0);
     const auto xh = kband_test_cg::to_host(x);
     long double rr = 0, bb = 0;
@@ -224,13 +252,14 @@ TEST(CGZebra, LinesEitherSideOfTheFusedLength) {
       rr += (bh[i] - ax) * (bh[i] - ax);
       bb += static_cast<long double>(bh[i]) * bh[i];
     }
-    EXPECT_LT(static_cast<double>(std::sqrt(rr / bb)), 1e-10) << "nx=" << nx;
+    EXPECT_LT(static_cast<double>(std::sqrt(rr / bb)), 1e-10) << "nx=" << nx << form_name(red);
     ++stats().solves;
+    }
   }
 }
 
 TEST(CGZebra, CheckIntervalDoesNotChangeTheAnswer) {
-  kband_test_cg::expect_check_interval_invariance(CGPreconditioner::Zebra, 6);
+  for (CGReductions red : kForms) kband_test_cg::expect_check_interval_invariance(CGPreconditioner::Zebra, 6, red);
 }
 
 /// An exactly symmetric A is read through its mirrored entries; a copy
@@ -263,13 +292,16 @@ TEST(CGZebra, SymmetricReadsMatchTheGeneralOnes) {
 }
 
 TEST(CGZebra, NonFiniteAndSingularLines) {
+  for (CGReductions red : kForms) {
   const int nx = 4, ny = 4, n = nx * ny;
+  kband::CGOptions opt;
+  opt.reductions = red;
   auto A = kband::make_poisson_2d<double>(Exec(), nx, ny);
   Kokkos::View<double*> b("b", n), x("x", n);
   Kokkos::deep_copy(b, 1.0);
   Kokkos::deep_copy(Kokkos::subview(b, 2), nan_value<double>());  // a red row
   Kokkos::deep_copy(x, 0.25);
-  auto res = kband::cg(Exec(), A, b, x, {}, CGPreconditioner::Zebra);
+  auto res = kband::cg(Exec(), A, b, x, opt, CGPreconditioner::Zebra);
   EXPECT_EQ(res.status, CGStatus::NonFinite) << res.message();
   EXPECT_EQ(res.iterations, 0);
   for (double v : kband_test_cg::to_host(x)) EXPECT_EQ(v, 0.25);
@@ -278,17 +310,18 @@ TEST(CGZebra, NonFiniteAndSingularLines) {
   ref(0, 0) = ref(0, 1) = ref(1, 0) = ref(1, 1) = 1;
   auto S = kband::cds_from_dense(Exec(), ref.to_device<double>());
   Kokkos::deep_copy(b, 1.0);
-  res = kband::cg(Exec(), S, b, x, {}, CGPreconditioner::Zebra);
+  res = kband::cg(Exec(), S, b, x, opt, CGPreconditioner::Zebra);
   EXPECT_EQ(res.status, CGStatus::NonFinite) << res.message();
   EXPECT_EQ(res.iterations, 0);
   for (double v : kband_test_cg::to_host(x)) EXPECT_EQ(v, 0.25);
   // b = 0 from x0 = 0: converged at once, x = 0
   Kokkos::deep_copy(b, 0.0);
   Kokkos::deep_copy(x, 0.0);
-  res = kband::cg(Exec(), A, b, x, {}, CGPreconditioner::Zebra);
+  res = kband::cg(Exec(), A, b, x, opt, CGPreconditioner::Zebra);
   EXPECT_EQ(res.status, CGStatus::Converged);
   EXPECT_EQ(res.iterations, 0);
   for (double v : kband_test_cg::to_host(x)) EXPECT_EQ(v, 0.0);
+  }
 }
 
 TEST(CGZebra, MatricesWithoutTheStructureAreRejected) {

@@ -150,10 +150,11 @@ struct ZebraRedStep {
 constexpr int kZebraFusedLine = 1024;
 constexpr int kZebraRedRows = 4;
 
-/// s_R = -U p_new into an array, a thread a red row (lines over kZebraFusedLine rows).
-template <class T, class Mem, int Prec>
+/// s_R = -U p_new into an array, a thread a red row (lines over
+/// kZebraFusedLine rows); Rs: ZebraRedStep or ZebraRedOne.
+template <class Rs, class T, class Mem>
 struct ZebraRedStepRows {
-  ZebraRedStep<T, Mem, Prec> rs;
+  Rs rs;
   Kokkos::View<T*, Mem> s;
   KOKKOS_INLINE_FUNCTION void operator()(const int ic) const {
     if (!rs.active()) return;
@@ -195,6 +196,162 @@ struct ZebraBlack {
       }
     }
   }
+};
+
+/// The one-reduction zebra (CGReductions::One): two kernels an iteration.
+/// Iteration k's black kernel defers nothing but takes the residual update
+/// of iteration k - 1 with it: r -= a q, z -= a w, x += a p (a = alpha_{k-1}),
+/// where w = D_B^-1 q was solved with q, so that z = D_B^-1 r follows by the
+/// same update (z - a w = D_B^-1 (r - a q)). Then p = z + beta p, q = D_B p
+/// + U^T t and w = D_B^-1 q in the black line's team, and one(k) = (r.r,
+/// r.z, p.q, z.q, q.w): beta's numerator for iteration k + 1 is r.z - 2 a
+/// z.q + a^2 q.w (CGOneFields::scalars, with M^-1 = D_B^-1). Before it,
+/// iteration k's red kernel needs p_k at the couplings only: z - a w + beta p
+/// from the black vectors of k - 1. The three kernels of the two-reduction
+/// form (red lines, black product, black lines) become two, and the black
+/// product's pass over the vectors joins the black lines' kernel.
+/// Kernel 0: r = b_B, q = the start's q (a = 1), z = D_B^-1 (b_B - q) and
+/// w = p = 0, so that r_0 = b_B - q, z_0 = D_B^-1 r_0 and p_0 = z_0.
+
+/// p_k at black row j from the black vectors of iteration k - 1.
+template <class T, class Mem>
+struct ZebraOneDir {
+  Kokkos::View<const T*, Mem> z, w, p;
+  T a, beta;
+  KOKKOS_INLINE_FUNCTION T operator()(const int j) const { return z(j) - a * w(j) + beta * p(j); }
+};
+
+/// The red lines' right-hand side -U p_k of the one-reduction form (the
+/// LineSolver::apply_rhs functor interface, as ZebraRedStep).
+template <class T, class Mem>
+struct ZebraRedOne {
+  CGOneFields<T, Mem> f;
+  ZebraRows<T, Mem> z;
+  Kokkos::View<const T*, Mem> zB, wB;
+  KOKKOS_INLINE_FUNCTION bool active() const {
+    T a, beta;
+    return f.scalars(a, beta);
+  }
+  KOKKOS_INLINE_FUNCTION ZebraOneDir<T, Mem> eval() const {
+    T a = 0, beta = 0;
+    f.scalars(a, beta);
+    return {zB, wB, f.pold, a, beta};
+  }
+  KOKKOS_INLINE_FUNCTION T operator()(const int ic, const ZebraOneDir<T, Mem>& d) const { return -z.red_coupling(ic, d); }
+};
+
+/// b_B - q, the rhs of kernel 0's z = D_B^-1 (b_B - q).
+template <class T, class Mem>
+struct ZebraOneStartRhs {
+  Kokkos::View<const T*, Mem> b, q;
+  KOKKOS_INLINE_FUNCTION bool active() const { return true; }
+  KOKKOS_INLINE_FUNCTION int eval() const { return 0; }
+  KOKKOS_INLINE_FUNCTION T operator()(const int i, int) const { return b(i) - q(i); }
+};
+
+/// A line's values in team scratch, read by compact row: row ib of the
+/// line that starts at compact row i0, at its slot.
+template <class T>
+struct ZebraSlots {
+  const T* v;
+  int i0, lc;
+  KOKKOS_INLINE_FUNCTION T operator()(const int ib) const {
+    const int j = ib - i0;
+    return v[j + (j >> lc)];
+  }
+};
+
+/// The one-reduction zebra's black kernel, a group of threads a black line
+/// (the black LineSolver's geometry and factor, LineKernel's sweeps):
+///   pass A (rows of the thread): r, z, x updated, p = z + beta p, into
+///          scratch (p, z) and memory (r, x, z, p);
+///   pass B: q = D_B p + U^T t from scratch (the line's p at j +- 1);
+///   sweep:  w = D_B^-1 q;
+///   out:    w and q into memory; one(k) joined by the reduction.
+/// Every vector is read at the thread's own rows only (r, q, p double-
+/// buffered by the driver; z and w in place).
+template <class Exec, class T, class Mem>
+struct ZebraBlackOne {
+  using member = typename Kokkos::TeamPolicy<Exec>::member_type;
+  using Scratch = Kokkos::View<T*, typename Exec::scratch_memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  using value_type = CGOneSums<T>;
+  LineKernel<Exec, T, Mem> lk;
+  CGOneFields<T, Mem> f;
+  ZebraRows<T, Mem> zr;
+  Kokkos::View<T*, Mem> zB, wB;
+  Kokkos::View<const T*, Mem> t;
+  int level;  // team scratch level
+
+  static size_t scratch_bytes(const LineGeometry& g) {
+    return (4 * static_cast<size_t>(g.lpt) * g.padded() + 4 * static_cast<size_t>(g.team())) * sizeof(T);
+  }
+  KOKKOS_INLINE_FUNCTION void operator()(const member& m, CGOneSums<T>& sums) const {
+    T a, beta;
+    if (!f.scalars(a, beta)) return;  // the same for the whole team
+    const LineGeometry& g = lk.g;
+    const int ts = m.team_size(), me = m.team_rank();
+    const int grp = me / g.tl, t0 = me % g.tl;
+    const int pad = g.padded();
+    Scratch buf(m.team_scratch(level), 4 * g.lpt * pad + 4 * ts);
+    T* const d = buf.data() + grp * pad;                // q
+    T* const x = buf.data() + (g.lpt + grp) * pad;      // y, then w
+    T* const ps = buf.data() + (2 * g.lpt + grp) * pad;  // p
+    T* const zs = buf.data() + (3 * g.lpt + grp) * pad;  // z
+    const Scratch sg(buf.data() + 4 * g.lpt * pad, 2 * ts), sv(buf.data() + 4 * g.lpt * pad + 2 * ts, 2 * ts);
+    int i0, len, fi;
+    lk.line(m.league_rank() * g.lpt + grp, i0, len, fi);
+    auto slot = [&](const int j) { return j + (j >> g.lc); };
+    CGOneSums<T> s;
+    // pass A, two rows a thread at a time (their loads issued together)
+    constexpr int B = 2;
+    for (int j0 = t0; j0 < len; j0 += B * g.tl) {
+      T rv[B], qv[B], zv[B], wv[B], pv[B], xv[B];
+      for (int u = 0; u < B; ++u) {
+        const int j = j0 + u * g.tl, i = i0 + (j < len ? j : len - 1);
+        rv[u] = f.rold(i);
+        qv[u] = f.qold(i);
+        zv[u] = zB(i);
+        wv[u] = wB(i);
+        pv[u] = f.pold(i);
+        xv[u] = f.x(i);
+      }
+      for (int u = 0; u < B; ++u) {
+        const int j = j0 + u * g.tl, i = i0 + j;
+        if (j < len) {
+          const T r1 = rv[u] - a * qv[u], z1 = zv[u] - a * wv[u], p1 = z1 + beta * pv[u];
+          f.rnew(i) = r1;
+          zB(i) = z1;
+          f.pnew(i) = p1;
+          f.x(i) = xv[u] + a * pv[u];
+          ps[slot(j)] = p1;
+          zs[slot(j)] = z1;
+          s.rr += r1 * r1;
+          s.rz += r1 * z1;
+        }
+      }
+    }
+    m.team_barrier();
+    // pass B
+    const ZebraSlots<T> pv{ps, i0, g.lc};
+    const ZebraVec<T, Mem> tv{t};
+    for (int j = t0; j < len; j += g.tl) {
+      const T qi = zr.black_row(i0 + j, pv, tv);
+      d[slot(j)] = qi;
+      s.pap += ps[slot(j)] * qi;
+      s.zq += zs[slot(j)] * qi;
+    }
+    m.team_barrier();
+    s.qmq = lk.sweep(m, sg, sv, d, x, t0, len, fi);
+    m.team_barrier();
+    for (int j = t0; j < len; j += g.tl) {
+      wB(i0 + j) = x[slot(j)];
+      f.qnew(i0 + j) = d[slot(j)];
+    }
+    sums += s;
+  }
+  KOKKOS_INLINE_FUNCTION void init(CGOneSums<T>& v) const { v = CGOneSums<T>(); }
+  KOKKOS_INLINE_FUNCTION void join(CGOneSums<T>& v, const CGOneSums<T>& o) const { v += o; }
+  KOKKOS_INLINE_FUNCTION void join(volatile CGOneSums<T>& v, const volatile CGOneSums<T>& o) const { v += o; }
 };
 
 /// Compact copies of b's red and black rows and x's black rows.
@@ -242,8 +399,9 @@ template <class Exec, class T, class Mem>
 struct ZebraOperator {
   using Vec = Kokkos::View<T*, Mem>;
   ZebraRows<T, Mem> z;
-  std::shared_ptr<const LineSolver<T, Mem>> red;  // D_R
-  Vec bR, sR, tR;                                 // compact red vectors
+  std::shared_ptr<const LineSolver<T, Mem>> red, black;  // D_R, D_B
+  Vec bR, sR, tR;                                        // compact red vectors
+  Vec zB, wB;  // the one-reduction form's z = D_B^-1 r and w = D_B^-1 q
   int n() const { return z.nB; }
   int global_n() const { return z.nB; }
   int halo() const { return 0; }
@@ -265,7 +423,7 @@ struct ZebraOperator {
     if (z.L <= kZebraFusedLine) {
       red->apply_rhs(exec, rhs, tR);
     } else {
-      Kokkos::parallel_for("kband::cg::zebra_red", Range<Exec>(exec, 0, z.nR), ZebraRedStepRows<T, Mem, P>{rhs, sR});
+      Kokkos::parallel_for("kband::cg::zebra_red", Range<Exec>(exec, 0, z.nR), ZebraRedStepRows<ZebraRedStep<T, Mem, P>, T, Mem>{rhs, sR});
       red->apply(exec, sR, tR);
     }
     Kokkos::parallel_reduce("kband::cg::zebra_black", CGPolicy<Exec>(exec, 0, s.st.chunks()),
@@ -274,6 +432,32 @@ struct ZebraOperator {
   template <class K>
   void finish(const Exec& exec, const K& k) const {
     Kokkos::parallel_for("kband::cg::finish", CGPolicy<Exec>(exec, 0, k.s.st.chunks()), k);
+  }
+  /// The one-reduction form (ZebraBlackOne): iteration k's red and black
+  /// kernels, one(k) into `one`. (P: the driver's; the zebra's is D_B.)
+  static constexpr bool kOneReduction = true;
+  static constexpr bool kOneLine = true;
+  template <int P, class Slot>
+  void step_one(const Exec& exec, const CGOneFields<T, Mem>& f, const Slot& one) const {
+    if (f.st.k == 0) {  // z = D_B^-1 (b_B - q), w = 0 (f.rold is b_B, f.qold the start's q)
+      black->apply_rhs(exec, ZebraOneStartRhs<T, Mem>{f.rold, f.qold}, zB);
+      Kokkos::deep_copy(exec, wB, T(0));
+    }
+    const ZebraRedOne<T, Mem> rhs{f, z, zB, wB};
+    if (z.L <= kZebraFusedLine) {
+      red->apply_rhs(exec, rhs, tR);
+    } else {
+      Kokkos::parallel_for("kband::cg::zebra_red", Range<Exec>(exec, 0, z.nR), ZebraRedStepRows<ZebraRedOne<T, Mem>, T, Mem>{rhs, sR});
+      red->apply(exec, sR, tR);
+    }
+    const LineGeometry& g = black->geometry();
+    using K = ZebraBlackOne<Exec, T, Mem>;
+    using Policy = Team<Exec, Kokkos::LaunchBounds<256, 4>>;
+    const int level = K::scratch_bytes(g) <= static_cast<size_t>(Policy::scratch_size_max(0)) ? 0 : 1;
+    const K k{LineKernel<Exec, T, Mem>{black->line_data(), g, {}}, f, z, zB, wB, tR, level};
+    Policy policy(exec, (z.nB / z.L + g.lpt - 1) / g.lpt, g.team());
+    policy.set_scratch_size(level, Kokkos::PerTeam(K::scratch_bytes(g)));
+    Kokkos::parallel_reduce("kband::cg::zebra_black", policy, k, one);
   }
 };
 
@@ -396,9 +580,7 @@ class ZebraSolver {
  private:
   using Op = ZebraOperator<Exec, T, Mem>;
   ZebraSolver(const Exec& exec, const ZebraSetup<T, Mem>& s)
-      : op_(make_op(exec, s)),
-        black_(std::make_shared<LineSolver<T, Mem>>(exec, s.DB)),
-        driver_(exec, op_, CGPreconditioner::Line, black_.get()) {
+      : op_(make_op(exec, s)), driver_(exec, op_, CGPreconditioner::Line, op_.black.get()) {
     auto alloc = [&](const char* l, int len) { return Vec(Kokkos::view_alloc(exec, std::string(l)), len); };
     bB_ = alloc("kband::cg::zebra_bB", s.rows.nB);
     xB_ = alloc("kband::cg::zebra_xB", s.rows.nB);
@@ -408,14 +590,16 @@ class ZebraSolver {
     Op op;
     op.z = s.rows;
     op.red = std::make_shared<const LineSolver<T, Mem>>(exec, s.DR, 0, s.rows.L <= kZebraFusedLine ? kZebraRedRows : 0);
+    op.black = std::make_shared<const LineSolver<T, Mem>>(exec, s.DB);
     op.bR = alloc("kband::cg::zebra_bR", s.rows.nR);
     op.sR = alloc("kband::cg::zebra_sR", s.rows.nR);
     op.tR = alloc("kband::cg::zebra_tR", s.rows.nR);
+    op.zB = alloc("kband::cg::zebra_zB", s.rows.nB);
+    op.wB = alloc("kband::cg::zebra_wB", s.rows.nB);
     return op;
   }
 
   Op op_;
-  std::shared_ptr<LineSolver<T, Mem>> black_;
   CGDriver<Exec, T, Op, LocalComm> driver_;
   Vec bB_, xB_;
 };

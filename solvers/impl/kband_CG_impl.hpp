@@ -452,6 +452,12 @@ template <class Op, class = void>
 struct cg_one_reduction : std::false_type {};
 template <class Op>
 struct cg_one_reduction<Op, std::void_t<decltype(Op::kOneReduction)>> : std::integral_constant<bool, Op::kOneReduction> {};
+/// ... and `static constexpr bool kOneLine = true` when its step_one also
+/// runs under the line preconditioner (the zebra operator).
+template <class Op, class = void>
+struct cg_one_line : std::false_type {};
+template <class Op>
+struct cg_one_line<Op, std::void_t<decltype(Op::kOneLine)>> : std::integral_constant<bool, Op::kOneLine> {};
 
 /// K1a of the split form (distributed CG): direction and x only.
 template <class T, class Mem, int Prec>
@@ -955,6 +961,54 @@ struct LineKernel : LineData<T, Mem> {
     return in;
   }
 
+  /// The solve of one line in scratch, by the thread t of its group: the
+  /// rhs at d (slots), the solution into x; returns this thread's part of
+  /// rhs . solution. Ends before a team barrier (x is read by other threads).
+  KOKKOS_INLINE_FUNCTION T sweep(const member& m, const Scratch& sg, const Scratch& sv, const T* const d, T* const x,
+                                 const int t, const int len, const int f) const {
+    T dx = 0;
+    // this thread's chunk: rows c0 + k, k < nk, the rhs at dc[k], y and then
+    // x at xc[k]; factor entries at k * tl + t
+    const int c0 = t << g.lc, nk = len - c0 < g.chunk() ? (len > c0 ? len - c0 : 0) : g.chunk();
+    const T* const dc = d + c0 + t;
+    T* const xc = x + c0 + t;
+    const T* const faw = &aw(f, 0) + t;
+    const T* const fw = &w(f, 0) + t;
+    const T* const fc = &cp(f, 0) + t;
+    const int tl = g.tl;
+    // forward: y_j = d_j w_j - (a_j w_j) y_{j-1} (one chunk a line: no carries)
+    T y = 0, slope = 1;
+    if (tl > 1) {
+      for (int k = 0; k < nk; ++k) {
+        const T awj = faw[k * tl];
+        y = dc[k] * fw[k * tl] - awj * y;
+        slope *= -awj;
+      }
+      y = scan(m, sg, sv, slope, y, t, true);
+    }
+    for (int k = 0; k < nk; ++k) {
+      y = dc[k] * fw[k * tl] - faw[k * tl] * y;
+      xc[k] = y;
+    }
+    // backward: x_j = y_j - c'_j x_{j+1}
+    T v = 0;
+    slope = 1;
+    if (tl > 1) {
+      for (int k = nk - 1; k >= 0; --k) {
+        const T cj = fc[k * tl];
+        v = xc[k] - cj * v;
+        slope *= -cj;
+      }
+      v = scan(m, sg, sv, slope, v, t, false);
+    }
+    for (int k = nk - 1; k >= 0; --k) {
+      v = xc[k] - fc[k * tl] * v;
+      xc[k] = v;
+      dx += dc[k] * v;
+    }
+    return dx;
+  }
+
   KOKKOS_INLINE_FUNCTION void operator()(const member& m, CGSums<T>& sums) const {
     if (mode == kLineIterate && !st.ran(st.k)) return;  // the same for the whole team
     if constexpr (!std::is_same<Rhs, LineNoRhs>::value) {
@@ -972,7 +1026,7 @@ struct LineKernel : LineData<T, Mem> {
     int i0, len, f;
     this->line(s, i0, len, f);
     auto slot = [&](const int j) { return j + (j >> g.lc); };
-    T rr = 0, rz = 0;
+    T rr = 0;
     // the rhs into scratch, four rows a thread at a time: their loads are
     // all issued before the first store (r is written back at the end). One
     // loop per mode, and rows past the line's end load its last row: with
@@ -1008,45 +1062,7 @@ struct LineKernel : LineData<T, Mem> {
     else
       load([&](const int i) { return r(i) - alpha * this->q(i); });
     m.team_barrier();
-    // this thread's chunk: rows c0 + k, k < nk, the rhs at dc[k], y and then
-    // x at xc[k]; factor entries at k * tl + t
-    const int c0 = t << g.lc, nk = len - c0 < g.chunk() ? (len > c0 ? len - c0 : 0) : g.chunk();
-    T* const dc = d + c0 + t;
-    T* const xc = x + c0 + t;
-    const T* const faw = &aw(f, 0) + t;
-    const T* const fw = &w(f, 0) + t;
-    const T* const fc = &cp(f, 0) + t;
-    const int tl = g.tl;
-    // forward: y_j = d_j w_j - (a_j w_j) y_{j-1} (one chunk a line: no carries)
-    T y = 0, slope = 1;
-    if (tl > 1) {
-      for (int k = 0; k < nk; ++k) {
-        const T awj = faw[k * tl];
-        y = dc[k] * fw[k * tl] - awj * y;
-        slope *= -awj;
-      }
-      y = scan(m, sg, sv, slope, y, t, true);
-    }
-    for (int k = 0; k < nk; ++k) {
-      y = dc[k] * fw[k * tl] - faw[k * tl] * y;
-      xc[k] = y;
-    }
-    // backward: x_j = y_j - c'_j x_{j+1}
-    T v = 0;
-    slope = 1;
-    if (tl > 1) {
-      for (int k = nk - 1; k >= 0; --k) {
-        const T cj = fc[k * tl];
-        v = xc[k] - cj * v;
-        slope *= -cj;
-      }
-      v = scan(m, sg, sv, slope, v, t, false);
-    }
-    for (int k = nk - 1; k >= 0; --k) {
-      v = xc[k] - fc[k * tl] * v;
-      xc[k] = v;
-      rz += dc[k] * v;
-    }
+    const T rz = sweep(m, sg, sv, d, x, t, len, f);
     m.team_barrier();
     for (int j = t; j < len; j += g.tl) {
       z(i0 + j) = x[slot(j)];
@@ -1281,6 +1297,13 @@ class LineSolver {
 
   int lines() const { return nlines_; }
   int line_length() const { return len_; }
+  /// The factor and the lines, and how LineKernel maps them onto teams: for
+  /// team kernels that solve the lines inside their own work (the zebra's
+  /// one-reduction black kernel).
+  LineData<T, Mem> line_data() const {
+    return LineData<T, Mem>{CGState<T, Mem>{}, {}, {}, {}, {}, aw_, w_, cp_, starts_, len_, nlines_, kLineApply, shared_};
+  }
+  const LineGeometry& geometry() const { return geom_; }
   bool shared() const { return shared_; }
   bool uniform() const { return uniform_; }
 
@@ -1408,7 +1431,7 @@ class CGDriver {
     // Auto: One on GPUs only (one CPU core, 2D Poisson 2^14..2^18: One took
     // 1.24-1.38x the time of Two; the product there is not bound by memory,
     // and One forms each neighbour's direction from three vectors, not two)
-    one_ = cg_one_reduction<Op>::value && pk != kPrecLine &&
+    one_ = cg_one_reduction<Op>::value && (pk != kPrecLine || cg_one_line<Op>::value) &&
            (opt.reductions == CGReductions::One || (opt.reductions == CGReductions::Auto && is_device_exec<Exec>::value));
     if (one_ && static_cast<int>(st_.one.extent(0)) < maxit + 1) {
       st_.one = Kokkos::View<CGOneSums<T>*, Mem>(
