@@ -329,6 +329,11 @@ TEST(CGReductions, FormChosen) {
   EXPECT_EQ(solve_ones(P, CGPreconditioner::Zebra, one).reductions, kband::CGReductions::One);
   EXPECT_EQ(solve_ones(P, CGPreconditioner::Zebra).reductions, gpu);
   EXPECT_EQ(solve_ones(P, CGPreconditioner::Zebra, two).reductions, kband::CGReductions::Two);
+  // zebra lines too long for the black kernel's team scratch (double, 2048
+  // rows): Auto keeps Two on GPUs; a request for One is honoured
+  const auto W = kband::make_poisson_2d<double>(Exec(), 2048, 2);
+  EXPECT_EQ(solve_ones(W, CGPreconditioner::Zebra).reductions, kband::CGReductions::Two);
+  EXPECT_EQ(solve_ones(W, CGPreconditioner::Zebra, one).reductions, kband::CGReductions::One);
   Kokkos::View<double*> b("b", 63), x("x", 63);
   Kokkos::deep_copy(b, 1.0);
   const auto D = DenseHost::poisson_2d(9, 7).to_device<double>();

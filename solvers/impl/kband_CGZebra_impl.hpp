@@ -249,23 +249,25 @@ struct ZebraOneStartRhs {
   KOKKOS_INLINE_FUNCTION T operator()(const int i, int) const { return b(i) - q(i); }
 };
 
-/// A line's values in team scratch, read by compact row: row ib of the
-/// line that starts at compact row i0, at its slot.
-template <class T>
-struct ZebraSlots {
-  const T* v;
-  int i0, lc;
-  KOKKOS_INLINE_FUNCTION T operator()(const int ib) const {
-    const int j = ib - i0;
-    return v[j + (j >> lc)];
-  }
-};
+/// Blocks of 256 threads a multiprocessor ZebraBlackOne is built for (its
+/// register cap: 2 -> 128 registers).
+#ifndef KBAND_CG_ZEBRA_BLACK_BLOCKS
+#define KBAND_CG_ZEBRA_BLACK_BLOCKS 2
+#endif
+/// Rows of a thread whose loads ZebraBlackOne issues together.
+#ifndef KBAND_CG_ZEBRA_BATCH
+#define KBAND_CG_ZEBRA_BATCH 4
+#endif
 
 /// The one-reduction zebra's black kernel, a group of threads a black line
 /// (the black LineSolver's geometry and factor, LineKernel's sweeps):
-///   pass A (rows of the thread): r, z, x updated, p = z + beta p, into
-///          scratch (p, z) and memory (r, x, z, p);
-///   pass B: q = D_B p + U^T t from scratch (the line's p at j +- 1);
+///   pass A (rows of the thread, KBAND_CG_ZEBRA_BATCH at a time, every load
+///          of a batch issued before its first store): r, z, x updated, p =
+///          z + beta p, the row's q without its in-line neighbours (A(i, i) p
+///          + U^T t), A(i, i + 1); into memory r, z, x, p, into scratch p, z,
+///          that q and that entry;
+///   pass B: q += the line's p at j - 1 and j + 1 (scratch; an unsymmetric
+///          A's A(i, i - 1) from memory);
 ///   sweep:  w = D_B^-1 q;
 ///   out:    w and q into memory; one(k) joined by the reduction.
 /// Every vector is read at the thread's own rows only (r, q, p double-
@@ -282,8 +284,10 @@ struct ZebraBlackOne {
   Kokkos::View<const T*, Mem> t;
   int level;  // team scratch level
 
+  /// q and y / w in LineKernel's padded slots, p and z at their rows (the
+  /// accesses of passes A and B are consecutive rows), the scans' arrays.
   static size_t scratch_bytes(const LineGeometry& g) {
-    return (4 * static_cast<size_t>(g.lpt) * g.padded() + 4 * static_cast<size_t>(g.team())) * sizeof(T);
+    return (2 * static_cast<size_t>(g.lpt) * (g.padded() + g.len) + 4 * static_cast<size_t>(g.team())) * sizeof(T);
   }
   KOKKOS_INLINE_FUNCTION void operator()(const member& m, CGOneSums<T>& sums) const {
     T a, beta;
@@ -292,53 +296,64 @@ struct ZebraBlackOne {
     const int ts = m.team_size(), me = m.team_rank();
     const int grp = me / g.tl, t0 = me % g.tl;
     const int pad = g.padded();
-    Scratch buf(m.team_scratch(level), 4 * g.lpt * pad + 4 * ts);
-    T* const d = buf.data() + grp * pad;                // q
-    T* const x = buf.data() + (g.lpt + grp) * pad;      // y, then w
-    T* const ps = buf.data() + (2 * g.lpt + grp) * pad;  // p
-    T* const zs = buf.data() + (3 * g.lpt + grp) * pad;  // z
-    const Scratch sg(buf.data() + 4 * g.lpt * pad, 2 * ts), sv(buf.data() + 4 * g.lpt * pad + 2 * ts, 2 * ts);
+    const int lines = 2 * g.lpt * (pad + g.len);
+    Scratch buf(m.team_scratch(level), lines + 4 * ts);
+    T* const d = buf.data() + grp * pad;                       // q
+    T* const x = buf.data() + (g.lpt + grp) * pad;             // A(i, i + 1), then y and w
+    T* const ps = buf.data() + 2 * g.lpt * pad + grp * g.len;  // p
+    T* const zs = ps + g.lpt * g.len;                          // z
+    const Scratch sg(buf.data() + lines, 2 * ts), sv(buf.data() + lines + 2 * ts, 2 * ts);
     int i0, len, fi;
     lk.line(m.league_rank() * g.lpt + grp, i0, len, fi);
     auto slot = [&](const int j) { return j + (j >> g.lc); };
+    const ZebraCouplings& cb = zr.black;
+    const int L = zr.L;
     CGOneSums<T> s;
-    // pass A, two rows a thread at a time (their loads issued together)
-    constexpr int B = 2;
+    constexpr int B = KBAND_CG_ZEBRA_BATCH;
     for (int j0 = t0; j0 < len; j0 += B * g.tl) {
-      T rv[B], qv[B], zv[B], wv[B], pv[B], xv[B];
+      T rv[B], qv[B], zv[B], wv[B], pv[B], xv[B], a0[B], au[B], ut[B];
       for (int u = 0; u < B; ++u) {
-        const int j = j0 + u * g.tl, i = i0 + (j < len ? j : len - 1);
-        rv[u] = f.rold(i);
-        qv[u] = f.qold(i);
-        zv[u] = zB(i);
-        wv[u] = wB(i);
-        pv[u] = f.pold(i);
-        xv[u] = f.x(i);
+        const int j = j0 + u * g.tl, jj = j < len ? j : len - 1, ib = i0 + jj, i = zr.full(ib, 1);
+        rv[u] = f.rold(ib);
+        qv[u] = f.qold(ib);
+        zv[u] = zB(ib);
+        wv[u] = wB(ib);
+        pv[u] = f.pold(ib);
+        xv[u] = f.x(ib);
+        a0[u] = zr.A(i, zr.d0);
+        au[u] = zr.du >= 0 && ib % L + 1 < L ? zr.A(i, zr.du) : T(0);
+        ut[u] = 0;
+        for (int c = 0; c < cb.count; ++c) {
+          const int k = ib + cb.off[c];
+          if (k >= 0 && k < zr.nR) ut[u] += zr.A(i, cb.diag[c]) * t(k);
+        }
       }
       for (int u = 0; u < B; ++u) {
-        const int j = j0 + u * g.tl, i = i0 + j;
+        const int j = j0 + u * g.tl, ib = i0 + j;
         if (j < len) {
           const T r1 = rv[u] - a * qv[u], z1 = zv[u] - a * wv[u], p1 = z1 + beta * pv[u];
-          f.rnew(i) = r1;
-          zB(i) = z1;
-          f.pnew(i) = p1;
-          f.x(i) = xv[u] + a * pv[u];
-          ps[slot(j)] = p1;
-          zs[slot(j)] = z1;
+          f.rnew(ib) = r1;
+          zB(ib) = z1;
+          f.pnew(ib) = p1;
+          f.x(ib) = xv[u] + a * pv[u];
+          ps[j] = p1;
+          zs[j] = z1;
+          d[slot(j)] = a0[u] * p1 + ut[u];
+          x[slot(j)] = au[u];
           s.rr += r1 * r1;
           s.rz += r1 * z1;
         }
       }
     }
     m.team_barrier();
-    // pass B
-    const ZebraSlots<T> pv{ps, i0, g.lc};
-    const ZebraVec<T, Mem> tv{t};
+    // pass B: lines start at multiples of L, so j is the row's place in its line
     for (int j = t0; j < len; j += g.tl) {
-      const T qi = zr.black_row(i0 + j, pv, tv);
+      T qi = d[slot(j)];
+      if (j > 0) qi += (zr.sym ? x[slot(j - 1)] : (zr.dl >= 0 ? zr.A(zr.full(i0 + j, 1), zr.dl) : T(0))) * ps[j - 1];
+      if (j + 1 < len) qi += x[slot(j)] * ps[j + 1];
       d[slot(j)] = qi;
-      s.pap += ps[slot(j)] * qi;
-      s.zq += zs[slot(j)] * qi;
+      s.pap += ps[j] * qi;
+      s.zq += zs[j] * qi;
     }
     m.team_barrier();
     s.qmq = lk.sweep(m, sg, sv, d, x, t0, len, fi);
@@ -437,6 +452,14 @@ struct ZebraOperator {
   /// kernels, one(k) into `one`. (P: the driver's; the zebra's is D_B.)
   static constexpr bool kOneReduction = true;
   static constexpr bool kOneLine = true;
+  using BlackPolicy = Team<Exec, Kokkos::LaunchBounds<256, KBAND_CG_ZEBRA_BLACK_BLOCKS>>;
+  /// Auto takes the one-reduction form where a black line fits the black
+  /// kernel's team scratch (double: lines of up to about 1100 rows); longer
+  /// lines would leave its scratch in global memory.
+  bool one_auto() const {
+    return ZebraBlackOne<Exec, T, Mem>::scratch_bytes(black->geometry()) <=
+           static_cast<size_t>(BlackPolicy::scratch_size_max(0));
+  }
   template <int P, class Slot>
   void step_one(const Exec& exec, const CGOneFields<T, Mem>& f, const Slot& one) const {
     if (f.st.k == 0) {  // z = D_B^-1 (b_B - q), w = 0 (f.rold is b_B, f.qold the start's q)
@@ -452,10 +475,9 @@ struct ZebraOperator {
     }
     const LineGeometry& g = black->geometry();
     using K = ZebraBlackOne<Exec, T, Mem>;
-    using Policy = Team<Exec, Kokkos::LaunchBounds<256, 4>>;
-    const int level = K::scratch_bytes(g) <= static_cast<size_t>(Policy::scratch_size_max(0)) ? 0 : 1;
+    const int level = one_auto() ? 0 : 1;
     const K k{LineKernel<Exec, T, Mem>{black->line_data(), g, {}}, f, z, zB, wB, tR, level};
-    Policy policy(exec, (z.nB / z.L + g.lpt - 1) / g.lpt, g.team());
+    BlackPolicy policy(exec, (z.nB / z.L + g.lpt - 1) / g.lpt, g.team());
     policy.set_scratch_size(level, Kokkos::PerTeam(K::scratch_bytes(g)));
     Kokkos::parallel_reduce("kband::cg::zebra_black", policy, k, one);
   }

@@ -458,6 +458,17 @@ template <class Op, class = void>
 struct cg_one_line : std::false_type {};
 template <class Op>
 struct cg_one_line<Op, std::void_t<decltype(Op::kOneLine)>> : std::integral_constant<bool, Op::kOneLine> {};
+/// Whether CGReductions::Auto may take the one-reduction form: the
+/// operator's one_auto() where it has one (the zebra: its lines fit the
+/// black kernel's team scratch), else true.
+template <class Op>
+auto cg_one_auto(const Op& op, int) -> decltype(op.one_auto()) {
+  return op.one_auto();
+}
+template <class Op>
+bool cg_one_auto(const Op&, long) {
+  return true;
+}
 
 /// K1a of the split form (distributed CG): direction and x only.
 template <class T, class Mem, int Prec>
@@ -1432,7 +1443,8 @@ class CGDriver {
     // 1.24-1.38x the time of Two; the product there is not bound by memory,
     // and One forms each neighbour's direction from three vectors, not two)
     one_ = cg_one_reduction<Op>::value && (pk != kPrecLine || cg_one_line<Op>::value) &&
-           (opt.reductions == CGReductions::One || (opt.reductions == CGReductions::Auto && is_device_exec<Exec>::value));
+           (opt.reductions == CGReductions::One ||
+            (opt.reductions == CGReductions::Auto && is_device_exec<Exec>::value && cg_one_auto(op_, 0)));
     if (one_ && static_cast<int>(st_.one.extent(0)) < maxit + 1) {
       st_.one = Kokkos::View<CGOneSums<T>*, Mem>(
           Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, std::string("kband::cg::history")), maxit + 1);
