@@ -316,7 +316,7 @@ TEST(CGReductions, OneAgreesWithTwoFloat) { reductions_sweep<float>(); }
 /// rows, r and p in place, halos through side buffers) on systems of many
 /// teams (GPUs: 2048 rows a team, hosts 64), including a last team shorter
 /// than twice the band (2D Poisson 9 x 228: 4 rows against w = 9) and a
-/// band too wide for it (w = 40 on hosts: CGOneApply): the same iterations
+/// wide band (w = 40): the same iterations
 /// as the two-kernel form (to 2 %), true residuals in long double.
 TEST(CGReductions, NarrowBandTeams) {
   Rng rng(85);

@@ -446,12 +446,15 @@ struct CGOneApply {
 };
 
 /// Rows a thread of CGBandApply takes on GPUs (teams of 256: chunks of 2048
-/// rows); hosts run one thread a team with 64 rows.
+/// rows); hosts run one thread a team with KBAND_CG_BAND_HOST_ROWS rows.
+/// (Hosts take the two-reduction form by default; forced, the narrow-band
+/// kernel took 3.6x the two-kernel time on one CPU core, 1D Laplacian
+/// 2^16-2^18: three products a row, none vectorised.)
 #ifndef KBAND_CG_BAND_ROWS
 #define KBAND_CG_BAND_ROWS 8
 #endif
 #ifndef KBAND_CG_BAND_HOST_ROWS
-#define KBAND_CG_BAND_HOST_ROWS 64
+#define KBAND_CG_BAND_HOST_ROWS 512
 #endif
 
 /// The narrow-band one-reduction kernel's state: r and p in place, and the
@@ -597,6 +600,16 @@ auto cg_one_auto(const Op& op, int) -> decltype(op.one_auto()) {
 template <class Op>
 bool cg_one_auto(const Op&, long) {
   return true;
+}
+/// Whether the operator's one-reduction form is CGBandApply (6 vectors an
+/// iteration, no second r and q buffers).
+template <class Op>
+auto cg_narrow_band(const Op& op, int) -> decltype(op.narrow_band()) {
+  return op.narrow_band();
+}
+template <class Op>
+bool cg_narrow_band(const Op&, long) {
+  return false;
 }
 
 /// K1a of the split form (distributed CG): direction and x only.
@@ -1636,7 +1649,7 @@ class CGDriver {
   template <class VB, class VX>
   CGResult solve_one(const Exec& exec, const VB& b, const VX& x, int maxit, int every, const Comm& comm, bool jacobi) {
     const int n = op_.n();
-    if (static_cast<int>(r1_.extent(0)) != n) {
+    if (!cg_narrow_band(op_, 0) && static_cast<int>(r1_.extent(0)) != n) {
       r1_ = Vec(Kokkos::view_alloc(exec, std::string("kband::cg::r1")), n);
       q1_ = Vec(Kokkos::view_alloc(exec, std::string("kband::cg::q1")), n);
     }
