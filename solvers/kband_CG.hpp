@@ -139,8 +139,9 @@ class CGSolver {
   /// matrix under the zebra preconditioner, are read whole.
   bool upper_only() const { return !zebra_ && op_.upper_only(); }
   /// True when the one-reduction form (CGReductions::One, no preconditioner
-  /// or Jacobi) runs the narrow-band kernel: CDS matrices whose half
-  /// bandwidth is at most a quarter of a team's rows (GPUs 2048, hosts 64).
+  /// or Jacobi; CGOptions::work_items 0) runs the narrow-band kernel: CDS
+  /// matrices whose half bandwidth is at most a quarter of a team's rows
+  /// (GPUs 2048, hosts 512).
   /// It moves the matrix and 6 vectors an iteration (r and p updated in
   /// place, A p formed again from p), against 8.
   bool narrow_band() const { return !zebra_ && !line_ && impl::cg_narrow_band(op_, 0); }

@@ -314,7 +314,7 @@ TEST(CGReductions, OneAgreesWithTwoFloat) { reductions_sweep<float>(); }
 
 /// The narrow-band one-reduction kernel (CGBandApply: teams of consecutive
 /// rows, r and p in place, halos through side buffers) on systems of many
-/// teams (GPUs: 2048 rows a team, hosts 64), including a last team shorter
+/// teams (GPUs: 2048 rows a team, hosts 512), including a last team shorter
 /// than twice the band (2D Poisson 9 x 228: 4 rows against w = 9) and a
 /// wide band (w = 40): the same iterations
 /// as the two-kernel form (to 2 %), true residuals in long double.

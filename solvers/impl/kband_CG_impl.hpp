@@ -109,7 +109,9 @@ struct CGOptions {
   /// residual update), each taking rows i, i + work_items, ... (a tuning
   /// knob; hosts ignore it). 0 = kband's choice: the threads the device
   /// holds at once, so that the rows in flight form one contiguous front
-  /// and a row's far neighbours (2D Poisson: +-nx) come from L2.
+  /// and a row's far neighbours (2D Poisson: +-nx) come from L2. A count
+  /// also keeps the one-reduction form on that row kernel where it would
+  /// take the narrow-band one (CGSolver::narrow_band()), on every backend.
   int work_items = 0;
   /// Reductions per iteration: one kernel or two (CGReductions).
   CGReductions reductions = CGReductions::Auto;
@@ -200,6 +202,9 @@ struct CGState {
   // The dense product's sweep direction (CGDenseSymApply, CGSweeps):
   // flipped, it takes the tiles from the last one, each from its last row up.
   bool flip = false;
+  // The one-reduction form may take the narrow-band kernel (CGBandApply):
+  // CGOptions::work_items is 0 (a set count tunes the row kernel).
+  bool band = true;
   // (The kernels' Blocks parameter, !is_device_exec, relies on this mapping.)
   void set_rows(const int rows, const bool device, const int threads) {
     n = rows;
@@ -486,7 +491,9 @@ struct CGBandApply {
   Row row;
   int w, chunk, teams;
 
-  static size_t scratch_values(const int chunk, const int w) { return 2 * static_cast<size_t>(chunk) + 8 * w; }
+  KOKKOS_INLINE_FUNCTION static size_t scratch_values(const int chunk, const int w) {
+    return 2 * static_cast<size_t>(chunk) + 8 * w;
+  }
   struct At {  // scratch vector of rows from `first`
     const T* v;
     int first;
@@ -1604,6 +1611,7 @@ class CGDriver {
     const int resident = static_cast<int>(exec.concurrency()) / (one_ ? 8 / kCGOneBlocks : 1);
     st_.set_rows(n, is_device_exec<Exec>::value, opt.work_items > 0 ? opt.work_items : resident);
     st_.flip = false;
+    st_.band = opt.work_items == 0;
     alternate_ = opt.sweeps == CGSweeps::Alternate || (opt.sweeps == CGSweeps::Auto && is_device_exec<Exec>::value);
     Kokkos::deep_copy(exec, p_[0], T(0));
     if constexpr (cg_one_reduction<Op>::value) {
@@ -1649,7 +1657,7 @@ class CGDriver {
   template <class VB, class VX>
   CGResult solve_one(const Exec& exec, const VB& b, const VX& x, int maxit, int every, const Comm& comm, bool jacobi) {
     const int n = op_.n();
-    if (!cg_narrow_band(op_, 0) && static_cast<int>(r1_.extent(0)) != n) {
+    if (!(st_.band && cg_narrow_band(op_, 0)) && static_cast<int>(r1_.extent(0)) != n) {
       r1_ = Vec(Kokkos::view_alloc(exec, std::string("kband::cg::r1")), n);
       q1_ = Vec(Kokkos::view_alloc(exec, std::string("kband::cg::q1")), n);
     }
@@ -1880,7 +1888,7 @@ struct CDSOperator : LocalOperator<Exec, T, Mem, CDSMatrix<T, Mem>> {
   }
   template <int P, class Row, class Slot>
   void launch_one(const Exec& exec, const CGOneFields<T, Mem>& f, const Row& row, const Slot& one) const {
-    if (narrow_band()) {
+    if (f.st.band && narrow_band()) {
       constexpr int chunk = kBandRows * kBandTeam;
       const int n = this->rows, teams = (n + chunk - 1) / chunk;
       CGBandBuffers<T, Mem>& b = *band;
