@@ -59,7 +59,10 @@
 // unknowns with two half batches of line solves. x0's even lines are not
 // used (they are solved from the odd ones); CGResult counts the reduced
 // iterations, and its history is relative to the residual of x0's odd lines
-// with the even lines solved.
+// with the even lines solved. On GPUs (CGReductions::Auto) it runs two
+// kernels an iteration, one reduction (ZebraBlackOne), where a black line
+// fits team scratch (double: up to about 1100 rows); else three, two
+// reductions.
 #pragma once
 
 #include "impl/kband_CGZebra_impl.hpp"

@@ -94,10 +94,12 @@ enum class CGSweeps { Auto, Forward, Alternate };
 ///    summed from the updated r itself, so the recurrence reaches one
 ///    iteration only (beta's numerator). It moves one vector fewer (the
 ///    matrix plus 8 vectors, against 9), with r and q double-buffered (two
-///    more work vectors). Single-rank CDS matrices with no preconditioner or
-///    Jacobi only; elsewhere it falls back to Two.
-///  - Auto: One where it applies, on GPUs; Two on hosts (one CPU core: One
-///    1.2-1.4x slower on 2D Poisson; the product is not memory-bound there).
+///    more work vectors). Single-rank CDS matrices with no preconditioner,
+///    Jacobi or the zebra (two kernels an iteration against three; see
+///    ZebraBlackOne); elsewhere it falls back to Two.
+///  - Auto: One where it applies, on GPUs (the zebra: where a black line
+///    fits team scratch); Two on hosts (one CPU core: One 1.2-1.4x slower on
+///    2D Poisson; the product is not memory-bound there).
 enum class CGReductions { Auto, Two, One };
 
 struct CGOptions {
