@@ -61,8 +61,8 @@
 // iterations, and its history is relative to the residual of x0's odd lines
 // with the even lines solved. On GPUs (CGReductions::Auto) it runs two
 // kernels an iteration, one reduction (ZebraBlackOne), where a black line
-// fits team scratch (double: up to about 1100 rows); else three, two
-// reductions.
+// fits team scratch (lines of up to about 1100 rows in double, 2200 in
+// float); else three, two reductions.
 #pragma once
 
 #include "impl/kband_CGZebra_impl.hpp"

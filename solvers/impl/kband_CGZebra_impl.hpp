@@ -461,8 +461,8 @@ struct ZebraOperator {
   static constexpr bool kOneLine = true;
   using BlackPolicy = Team<Exec, Kokkos::LaunchBounds<256, KBAND_CG_ZEBRA_BLACK_BLOCKS>>;
   /// Auto takes the one-reduction form where a black line fits the black
-  /// kernel's team scratch (double: lines of up to about 1100 rows); longer
-  /// lines would leave its scratch in global memory.
+  /// kernel's team scratch (lines of up to about 1100 rows in double, 2200
+  /// in float); longer lines would leave its scratch in global memory.
   bool one_auto() const {
     return ZebraBlackOne<Exec, T, Mem>::scratch_bytes(black->geometry()) <=
            static_cast<size_t>(BlackPolicy::scratch_size_max(0));
