@@ -108,8 +108,9 @@ void zebra_sweep() {
   for (auto g : std::vector<std::pair<int, int>>{{2, 2}, {3, 3}, {4, 5}, {7, 3}, {8, 8}, {5, 2}, {16, 9}, {3, 12}}) {
     const std::string what = "poisson " + std::to_string(g.first) + "x" + std::to_string(g.second);
     for (CGReductions red : kForms) {
-      const double e = zebra_error<T>(kband::make_poisson_2d<T>(Exec(), g.first, g.second),
-                                      DenseHost::poisson_2d(g.first, g.second), g.first, ZebraTol<T>::tol, rng, what, red);
+      const double e =
+          zebra_error<T>(kband::make_poisson_2d<T>(Exec(), g.first, g.second), DenseHost::poisson_2d(g.first, g.second),
+                         g.first, ZebraTol<T>::tol, rng, what, red);
       EXPECT_LT(e, ZebraTol<T>::err) << what << form_name(red);
       worst = std::max(worst, e);
     }
@@ -132,8 +133,8 @@ void zebra_sweep() {
     const DenseHost ref = nine_point(g.first, g.second);
     const std::string what = "nine-point " + std::to_string(g.first) + "x" + std::to_string(g.second);
     for (CGReductions red : kForms) {
-      const double e = zebra_error<T>(kband::cds_from_dense(Exec(), ref.to_device<T>()), ref, g.first,
-                                      ZebraTol<T>::tol, rng, what, red);
+      const double e = zebra_error<T>(kband::cds_from_dense(Exec(), ref.to_device<T>()), ref, g.first, ZebraTol<T>::tol,
+                                      rng, what, red);
       EXPECT_LT(e, ZebraTol<T>::err) << what << form_name(red);
       worst = std::max(worst, e);
     }
@@ -179,44 +180,44 @@ TEST(CGZebra, HistoryDescribesTheReturnedIterate) {
   auto A = kband::make_poisson_2d<double>(Exec(), nx, ny);
   const DenseHost ref = DenseHost::poisson_2d(nx, ny);
   for (CGReductions red : kForms) {
-  auto true_res = [&](int maxit, kband::CGResult& res, std::vector<long double>& r) {
-    kband::CGOptions opt;
-    opt.reductions = red;
-    opt.max_iterations = maxit;
-    opt.check_every = 2;
-    opt.tol = 1e-14;
-    Kokkos::View<double*> x("x", n);
-    Kokkos::deep_copy(x, 7.0);  // poison: every entry is overwritten
-    Kokkos::deep_copy(Kokkos::subview(x, std::make_pair(nx, 2 * nx)), 0.0);
-    Kokkos::deep_copy(Kokkos::subview(x, std::make_pair(3 * nx, 4 * nx)), 0.0);
-    Kokkos::deep_copy(Kokkos::subview(x, std::make_pair(5 * nx, 6 * nx)), 0.0);
-    Kokkos::deep_copy(Kokkos::subview(x, std::make_pair(7 * nx, 8 * nx)), 0.0);
-    res = ones(A, CGPreconditioner::Zebra, opt, x);
-    const auto xh = kband_test_cg::to_host(x);
-    const auto ax = ref.multiply(xh);
-    r.assign(n, 0);
-    long double rr = 0;
-    for (int i = 0; i < n; ++i) {
-      r[i] = 1.0L - ax[i];
-      rr += r[i] * r[i];
-    }
-    return std::sqrt(rr);
-  };
-  kband::CGResult r1, r6;
-  std::vector<long double> res1, res6;
-  const long double t1 = true_res(1, r1, res1), t6 = true_res(6, r6, res6);
-  ASSERT_EQ(r1.status, CGStatus::MaxIterations);
-  ASSERT_EQ(r6.status, CGStatus::MaxIterations);
-  ASSERT_EQ(r6.history.size(), 7u);
-  for (int i = 0; i < n; ++i)
-    if ((i / nx) % 2 == 0) {
-      EXPECT_NEAR(static_cast<double>(res1[i]), 0.0, 1e-13) << i;
-      EXPECT_NEAR(static_cast<double>(res6[i]), 0.0, 1e-13) << i;
-    }
-  // the recursive residual of a few steps equals the true one
-  EXPECT_NEAR(static_cast<double>(t6 / t1), r6.history[6] / r6.history[1], 1e-10) << form_name(red);
-  EXPECT_NEAR(r1.history[1], r6.history[1], 1e-15) << form_name(red);
-  EXPECT_GT(t1, t6);
+    auto true_res = [&](int maxit, kband::CGResult& res, std::vector<long double>& r) {
+      kband::CGOptions opt;
+      opt.reductions = red;
+      opt.max_iterations = maxit;
+      opt.check_every = 2;
+      opt.tol = 1e-14;
+      Kokkos::View<double*> x("x", n);
+      Kokkos::deep_copy(x, 7.0);  // poison: every entry is overwritten
+      Kokkos::deep_copy(Kokkos::subview(x, std::make_pair(nx, 2 * nx)), 0.0);
+      Kokkos::deep_copy(Kokkos::subview(x, std::make_pair(3 * nx, 4 * nx)), 0.0);
+      Kokkos::deep_copy(Kokkos::subview(x, std::make_pair(5 * nx, 6 * nx)), 0.0);
+      Kokkos::deep_copy(Kokkos::subview(x, std::make_pair(7 * nx, 8 * nx)), 0.0);
+      res = ones(A, CGPreconditioner::Zebra, opt, x);
+      const auto xh = kband_test_cg::to_host(x);
+      const auto ax = ref.multiply(xh);
+      r.assign(n, 0);
+      long double rr = 0;
+      for (int i = 0; i < n; ++i) {
+        r[i] = 1.0L - ax[i];
+        rr += r[i] * r[i];
+      }
+      return std::sqrt(rr);
+    };
+    kband::CGResult r1, r6;
+    std::vector<long double> res1, res6;
+    const long double t1 = true_res(1, r1, res1), t6 = true_res(6, r6, res6);
+    ASSERT_EQ(r1.status, CGStatus::MaxIterations);
+    ASSERT_EQ(r6.status, CGStatus::MaxIterations);
+    ASSERT_EQ(r6.history.size(), 7u);
+    for (int i = 0; i < n; ++i)
+      if ((i / nx) % 2 == 0) {
+        EXPECT_NEAR(static_cast<double>(res1[i]), 0.0, 1e-13) << i;
+        EXPECT_NEAR(static_cast<double>(res6[i]), 0.0, 1e-13) << i;
+      }
+    // the recursive residual of a few steps equals the true one
+    EXPECT_NEAR(static_cast<double>(t6 / t1), r6.history[6] / r6.history[1], 1e-10) << form_name(red);
+    EXPECT_NEAR(r1.history[1], r6.history[1], 1e-15) << form_name(red);
+    EXPECT_GT(t1, t6);
   }
 }
 
@@ -231,29 +232,29 @@ TEST(CGZebra, LinesEitherSideOfTheFusedLength) {
     Rng rng(mix_seed({86, static_cast<std::uint64_t>(nx)}));
     const std::vector<double> bh = kband_test_cg::random_vector<double>(n, rng);
     for (CGReductions red : kForms) {
-    Kokkos::View<double*> x("x", n);
-    Kokkos::deep_copy(x, 0.0);
-    kband::CGOptions opt;
-    opt.tol = 1e-12;
-    opt.reductions = red;
-    const auto res = kband::cg(Exec(), A, kband_test_cg::to_device(bh), x, opt, CGPreconditioner::Zebra);
-    ASSERT_EQ(res.status, CGStatus::Converged) << res.message() << " nx=" << nx << form_name(red);
-    EXPECT_EQ(res.reductions, red);
-    EXPECT_GT(res.iterations, 0);
-    const auto xh = kband_test_cg::to_host(x);
-    long double rr = 0, bb = 0;
-    for (int i = 0; i < n; ++i) {
-      const int ix = i % nx, iy = i / nx;
-      long double ax = 4.0L * xh[i];
-      if (ix > 0) ax -= xh[i - 1];
-      if (ix + 1 < nx) ax -= xh[i + 1];
-      if (iy > 0) ax -= xh[i - nx];
-      if (iy + 1 < ny) ax -= xh[i + nx];
-      rr += (bh[i] - ax) * (bh[i] - ax);
-      bb += static_cast<long double>(bh[i]) * bh[i];
-    }
-    EXPECT_LT(static_cast<double>(std::sqrt(rr / bb)), 1e-10) << "nx=" << nx << form_name(red);
-    ++stats().solves;
+      Kokkos::View<double*> x("x", n);
+      Kokkos::deep_copy(x, 0.0);
+      kband::CGOptions opt;
+      opt.tol = 1e-12;
+      opt.reductions = red;
+      const auto res = kband::cg(Exec(), A, kband_test_cg::to_device(bh), x, opt, CGPreconditioner::Zebra);
+      ASSERT_EQ(res.status, CGStatus::Converged) << res.message() << " nx=" << nx << form_name(red);
+      EXPECT_EQ(res.reductions, red);
+      EXPECT_GT(res.iterations, 0);
+      const auto xh = kband_test_cg::to_host(x);
+      long double rr = 0, bb = 0;
+      for (int i = 0; i < n; ++i) {
+        const int ix = i % nx, iy = i / nx;
+        long double ax = 4.0L * xh[i];
+        if (ix > 0) ax -= xh[i - 1];
+        if (ix + 1 < nx) ax -= xh[i + 1];
+        if (iy > 0) ax -= xh[i - nx];
+        if (iy + 1 < ny) ax -= xh[i + nx];
+        rr += (bh[i] - ax) * (bh[i] - ax);
+        bb += static_cast<long double>(bh[i]) * bh[i];
+      }
+      EXPECT_LT(static_cast<double>(std::sqrt(rr / bb)), 1e-10) << "nx=" << nx << form_name(red);
+      ++stats().solves;
     }
   }
 }
@@ -293,34 +294,34 @@ TEST(CGZebra, SymmetricReadsMatchTheGeneralOnes) {
 
 TEST(CGZebra, NonFiniteAndSingularLines) {
   for (CGReductions red : kForms) {
-  const int nx = 4, ny = 4, n = nx * ny;
-  kband::CGOptions opt;
-  opt.reductions = red;
-  auto A = kband::make_poisson_2d<double>(Exec(), nx, ny);
-  Kokkos::View<double*> b("b", n), x("x", n);
-  Kokkos::deep_copy(b, 1.0);
-  Kokkos::deep_copy(Kokkos::subview(b, 2), nan_value<double>());  // a red row
-  Kokkos::deep_copy(x, 0.25);
-  auto res = kband::cg(Exec(), A, b, x, opt, CGPreconditioner::Zebra);
-  EXPECT_EQ(res.status, CGStatus::NonFinite) << res.message();
-  EXPECT_EQ(res.iterations, 0);
-  for (double v : kband_test_cg::to_host(x)) EXPECT_EQ(v, 0.25);
-  // a zero pivot in a red line's factor (rows 0-1: [[1, 1], [1, 1]])
-  DenseHost ref = DenseHost::poisson_2d(nx, ny);
-  ref(0, 0) = ref(0, 1) = ref(1, 0) = ref(1, 1) = 1;
-  auto S = kband::cds_from_dense(Exec(), ref.to_device<double>());
-  Kokkos::deep_copy(b, 1.0);
-  res = kband::cg(Exec(), S, b, x, opt, CGPreconditioner::Zebra);
-  EXPECT_EQ(res.status, CGStatus::NonFinite) << res.message();
-  EXPECT_EQ(res.iterations, 0);
-  for (double v : kband_test_cg::to_host(x)) EXPECT_EQ(v, 0.25);
-  // b = 0 from x0 = 0: converged at once, x = 0
-  Kokkos::deep_copy(b, 0.0);
-  Kokkos::deep_copy(x, 0.0);
-  res = kband::cg(Exec(), A, b, x, opt, CGPreconditioner::Zebra);
-  EXPECT_EQ(res.status, CGStatus::Converged);
-  EXPECT_EQ(res.iterations, 0);
-  for (double v : kband_test_cg::to_host(x)) EXPECT_EQ(v, 0.0);
+    const int nx = 4, ny = 4, n = nx * ny;
+    kband::CGOptions opt;
+    opt.reductions = red;
+    auto A = kband::make_poisson_2d<double>(Exec(), nx, ny);
+    Kokkos::View<double*> b("b", n), x("x", n);
+    Kokkos::deep_copy(b, 1.0);
+    Kokkos::deep_copy(Kokkos::subview(b, 2), nan_value<double>());  // a red row
+    Kokkos::deep_copy(x, 0.25);
+    auto res = kband::cg(Exec(), A, b, x, opt, CGPreconditioner::Zebra);
+    EXPECT_EQ(res.status, CGStatus::NonFinite) << res.message();
+    EXPECT_EQ(res.iterations, 0);
+    for (double v : kband_test_cg::to_host(x)) EXPECT_EQ(v, 0.25);
+    // a zero pivot in a red line's factor (rows 0-1: [[1, 1], [1, 1]])
+    DenseHost ref = DenseHost::poisson_2d(nx, ny);
+    ref(0, 0) = ref(0, 1) = ref(1, 0) = ref(1, 1) = 1;
+    auto S = kband::cds_from_dense(Exec(), ref.to_device<double>());
+    Kokkos::deep_copy(b, 1.0);
+    res = kband::cg(Exec(), S, b, x, opt, CGPreconditioner::Zebra);
+    EXPECT_EQ(res.status, CGStatus::NonFinite) << res.message();
+    EXPECT_EQ(res.iterations, 0);
+    for (double v : kband_test_cg::to_host(x)) EXPECT_EQ(v, 0.25);
+    // b = 0 from x0 = 0: converged at once, x = 0
+    Kokkos::deep_copy(b, 0.0);
+    Kokkos::deep_copy(x, 0.0);
+    res = kband::cg(Exec(), A, b, x, opt, CGPreconditioner::Zebra);
+    EXPECT_EQ(res.status, CGStatus::Converged);
+    EXPECT_EQ(res.iterations, 0);
+    for (double v : kband_test_cg::to_host(x)) EXPECT_EQ(v, 0.0);
   }
 }
 
