@@ -463,8 +463,10 @@ struct ZebraOperator {
   /// Auto takes the one-reduction form where a black line fits the black
   /// kernel's team scratch (lines of up to about 1100 rows in double, 2200
   /// in float); longer lines would leave its scratch in global memory.
-  bool one_auto() const {
-    return ZebraBlackOne<Exec, T, Mem>::scratch_bytes(black->geometry()) <=
+  bool black_fits = false;  // set with `black`
+  bool one_auto() const { return black_fits; }
+  static bool fits(const LineSolver<T, Mem>& b) {
+    return ZebraBlackOne<Exec, T, Mem>::scratch_bytes(b.geometry()) <=
            static_cast<size_t>(BlackPolicy::scratch_size_max(0));
   }
   template <int P, class Slot>
@@ -482,7 +484,7 @@ struct ZebraOperator {
     }
     const LineGeometry& g = black->geometry();
     using K = ZebraBlackOne<Exec, T, Mem>;
-    const int level = one_auto() ? 0 : 1;
+    const int level = black_fits ? 0 : 1;
     const K k{LineKernel<Exec, T, Mem>{black->line_data(), g, {}}, f, z, zB, wB, tR, level};
     BlackPolicy policy(exec, (z.nB / z.L + g.lpt - 1) / g.lpt, g.team());
     policy.set_scratch_size(level, Kokkos::PerTeam(K::scratch_bytes(g)));
@@ -620,6 +622,7 @@ class ZebraSolver {
     op.z = s.rows;
     op.red = std::make_shared<const LineSolver<T, Mem>>(exec, s.DR, 0, s.rows.L <= kZebraFusedLine ? kZebraRedRows : 0);
     op.black = std::make_shared<const LineSolver<T, Mem>>(exec, s.DB);
+    op.black_fits = Op::fits(*op.black);
     op.bR = alloc("kband::cg::zebra_bR", s.rows.nR);
     op.sR = alloc("kband::cg::zebra_sR", s.rows.nR);
     op.tR = alloc("kband::cg::zebra_tR", s.rows.nR);
