@@ -16,7 +16,9 @@
 // failed verification.
 //
 // Minimum data per iteration (elements of T per unknown, the "floor"):
-//   CDS, plain CG: m (matrix) + 9 (x r/w, r read twice + written, p r/w, q w/r)
+//   CDS, plain CG: m (matrix) + 9 (x r/w, r read twice + written, p r/w, q w/r);
+//   one reduction (CGReductions::One) m + 8, and m + 6 where it runs the
+//   narrow-band kernel (x, r, p read and written; CGSolver::narrow_band())
 //   CDS, line preconditioner: m + 10 (K1 reads z instead of r; the line kernel
 //   reads r and q, writes r and z)
 //   CDS, zebra preconditioner: ndiag + 6.5 per unknown of the grid (all
@@ -439,7 +441,9 @@ int run(const Options& o) {
     // fewer than the two kernels (CGReductions)
     // (the zebra's floor stays that of its three-kernel form: its
     // one-reduction form moves about as many elements, in two kernels)
-    if (res.reductions == kband::CGReductions::One && prec != kband::CGPreconditioner::Zebra) vec_elems -= 1;
+    // (the narrow-band kernel: r and p in place, q not stored: 6 vectors)
+    if (res.reductions == kband::CGReductions::One && prec != kband::CGPreconditioner::Zebra)
+      vec_elems -= solver.narrow_band() && div == 0 ? 3 : 1;
     const double elems_per_row = matrix_elems_read(A, solver.upper_only()) + vec_elems;
     // verification after timing (x of the last timed solve)
     bool finite = false;
@@ -486,6 +490,7 @@ int run(const Options& o) {
     if (mname == "dense") note << ", sweeps " << swname;
     if (div > 0) note << ", work_items n/" << div;
     note << ", " << (res.reductions == kband::CGReductions::One ? "one reduction" : "two reductions") << " per iteration";
+    if (res.reductions == kband::CGReductions::One && solver.narrow_band() && div == 0) note << " (narrow-band kernel)";
     if (solver.lines() > 0) note << ", lines=" << solver.lines() << "x" << solver.line_length();
     if (prec == kband::CGPreconditioner::Zebra) note << ", iterations on the black lines' Schur complement";
     // the Kokkos Kernels reference on the same matrix in CRS

@@ -98,8 +98,8 @@ struct cg_operator<Exec, Kokkos::View<T**, P...>> {
 
 /// A CG solver bound to one matrix and preconditioner; holds its work vectors
 /// (4 n plus n for a preconditioner, plus 2 n once a solve has run the
-/// one-reduction form) and the line factorisation, so repeated solves
-/// allocate nothing after the first. Matrix: CDSMatrix<T, Mem> or
+/// one-reduction form, and the narrow-band kernel's halo buffers) and the
+/// line factorisation, so repeated solves allocate nothing after the first. Matrix: CDSMatrix<T, Mem> or
 /// DenseMatrix<T, Mem>.
 template <class Exec, class Matrix>
 class CGSolver {
@@ -141,6 +141,13 @@ class CGSolver {
   /// symmetric when the solver was built. Other CDS matrices, and every
   /// matrix under the zebra preconditioner, are read whole.
   bool upper_only() const { return !zebra_ && op_.upper_only(); }
+  /// True when the one-reduction form (CGReductions::One, no preconditioner
+  /// or Jacobi; CGOptions::work_items 0) runs the narrow-band kernel: CDS
+  /// matrices whose half bandwidth is at most a quarter of a team's rows
+  /// (GPUs 2048, hosts 512).
+  /// It moves the matrix and 6 vectors an iteration (r and p updated in
+  /// place, A p formed again from p), against 8.
+  bool narrow_band() const { return !zebra_ && !line_ && impl::cg_narrow_band(op_, 0); }
   /// Line and zebra preconditioners: number and length of the lines (0 without them).
   int lines() const { return line_ ? line_->lines() : (zebra_ ? zebra_->lines() : 0); }
   int line_length() const { return line_ ? line_->line_length() : (zebra_ ? zebra_->line_length() : 0); }

@@ -111,7 +111,9 @@ struct CGOptions {
   /// residual update), each taking rows i, i + work_items, ... (a tuning
   /// knob; hosts ignore it). 0 = kband's choice: the threads the device
   /// holds at once, so that the rows in flight form one contiguous front
-  /// and a row's far neighbours (2D Poisson: +-nx) come from L2.
+  /// and a row's far neighbours (2D Poisson: +-nx) come from L2. A count
+  /// also keeps the one-reduction form on that row kernel where it would
+  /// take the narrow-band one (CGSolver::narrow_band()), on every backend.
   int work_items = 0;
   /// Reductions per iteration: one kernel or two (CGReductions).
   CGReductions reductions = CGReductions::Auto;
@@ -202,6 +204,9 @@ struct CGState {
   // The dense product's sweep direction (CGDenseSymApply, CGSweeps):
   // flipped, it takes the tiles from the last one, each from its last row up.
   bool flip = false;
+  // The one-reduction form may take the narrow-band kernel (CGBandApply):
+  // CGOptions::work_items is 0 (a set count tunes the row kernel).
+  bool band = true;
   // (The kernels' Blocks parameter, !is_device_exec, relies on this mapping.)
   void set_rows(const int rows, const bool device, const int threads) {
     n = rows;
@@ -447,6 +452,134 @@ struct CGOneApply {
   KOKKOS_INLINE_FUNCTION void join(volatile CGOneSums<T>& a, const volatile CGOneSums<T>& b) const { a += b; }
 };
 
+/// Rows a thread of CGBandApply takes on GPUs (teams of 256: chunks of 2048
+/// rows); hosts run one thread a team with KBAND_CG_BAND_HOST_ROWS rows.
+/// (Hosts take the two-reduction form by default; forced, the narrow-band
+/// kernel took 3.6x the two-kernel time on one CPU core, 1D Laplacian
+/// 2^16-2^18: three products a row, none vectorised.)
+#ifndef KBAND_CG_BAND_ROWS
+#define KBAND_CG_BAND_ROWS 4
+#endif
+#ifndef KBAND_CG_BAND_HOST_ROWS
+#define KBAND_CG_BAND_HOST_ROWS 512
+#endif
+
+/// The narrow-band one-reduction kernel's state: r and p in place, and the
+/// halo side buffers, by parity of k: team c's first and last 2w rows of p
+/// at hp(par, c, 0 .. 4w), its first and last w rows of r at hr(par, c, 0 .. 2w).
+template <class T, class Mem>
+struct CGBandBuffers {
+  Kokkos::View<T*, Mem> r, p, hp, hr;
+};
+
+/// The one-reduction CG kernel for CDS matrices of a narrow band (half
+/// bandwidth w, 4 w <= the chunk a team takes): a team a chunk of
+/// consecutive rows, q never stored. q_{k-1} = A p_{k-1} is formed again from
+/// p_{k-1} in team scratch (rows c0 - 2w .. c1 + 2w), then r_k, p_k (rows c0
+/// - w .. c1 + w) and q_k = A p_k on the chunk, x += alpha p_{k-1}, and
+/// one(k) as CGOneApply sums it. r and p are updated in place; the rows a
+/// neighbour needs come from the side buffers written in iteration k - 1.
+/// So an iteration reads x, r, p and the matrix and writes x, r and p: 6
+/// vectors (CGOneApply: 8), and the work vectors are x, r and p only.
+/// The chunk's rows live in scratch, not in registers: a thread keeps only
+/// its sums (the reduction alone needs about 62 registers on CUDA; rows held
+/// in registers went to local memory).
+/// Kernel 0: r_{-1} = b, p_{-1} = x0 (read in place of the buffers), alpha
+/// = 1: r_0 = b - A x0, p_0 = M^-1 r_0; x is not updated.
+template <class Exec, class Row, class T, class Mem, int Prec>
+struct CGBandApply {
+  using member = typename Kokkos::TeamPolicy<Exec>::member_type;
+  using Scratch = Kokkos::View<T*, typename Exec::scratch_memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  using value_type = CGOneSums<T>;
+  CGOneFields<T, Mem> f;
+  CGBandBuffers<T, Mem> bb;
+  Row row;
+  int w, chunk, teams;
+
+  KOKKOS_INLINE_FUNCTION static size_t scratch_values(const int chunk, const int w) {
+    return 3 * static_cast<size_t>(chunk) + 8 * w;
+  }
+  struct At {  // scratch vector of rows from `first`
+    const T* v;
+    int first;
+    KOKKOS_INLINE_FUNCTION T operator()(const int j) const { return v[j - first]; }
+  };
+  KOKKOS_INLINE_FUNCTION T prec(const T rv, const int j) const { return Prec == kPrecJacobi ? f.aux(j) * rv : rv; }
+
+  KOKKOS_INLINE_FUNCTION void operator()(const member& m, CGOneSums<T>& sums) const {
+    T a, beta;
+    if (!f.scalars(a, beta)) return;  // the same for the whole team
+    const int k = f.st.k, n = row.n, c = m.league_rank(), ts = m.team_size(), me = m.team_rank();
+    const int c0 = c * chunk, c1 = c0 + chunk < n ? c0 + chunk : n, len = c1 - c0;
+    Scratch buf(m.team_scratch(0), scratch_values(chunk, w));
+    T* const P = buf.data();          // p_{k-1}, rows c0 - 2w .. c1 + 2w
+    T* const PN = P + chunk + 4 * w;  // p_k, rows c0 - w .. c1 + w
+    T* const RH = PN + chunk + 2 * w;  // r_{k-1} at rows c0 - w .. c0 and c1 .. c1 + w
+    T* const RS = RH + 2 * w;          // r_k, rows c0 .. c1
+    const Kokkos::View<const T*, Mem> rsrc = k == 0 ? f.rold : Kokkos::View<const T*, Mem>(bb.r);
+    const Kokkos::View<const T*, Mem> psrc = k == 0 ? Kokkos::View<const T*, Mem>(f.x) : Kokkos::View<const T*, Mem>(bb.p);
+    const int prev = ((k + 1) % 2) * teams, cur = (k % 2) * teams;
+    // p_{k-1} and r_{k-1} at row j outside the chunk: in place at k = 0,
+    // else the neighbour's side buffer (its first or last rows)
+    auto p_out = [&](const int j) {
+      if (k == 0) return psrc(j);
+      return j < c0 ? bb.hp((prev + c - 1) * 4 * w + 2 * w + (j - (c0 - 2 * w))) : bb.hp((prev + c + 1) * 4 * w + (j - c1));
+    };
+    auto r_out = [&](const int j) {
+      if (k == 0) return rsrc(j);
+      return j < c0 ? bb.hr((prev + c - 1) * 2 * w + w + (j - (c0 - w))) : bb.hr((prev + c + 1) * 2 * w + (j - c1));
+    };
+    for (int i = me; i < len + 4 * w; i += ts) {
+      const int j = c0 - 2 * w + i;
+      P[i] = j < 0 || j >= n ? T(0) : (j >= c0 && j < c1 ? psrc(j) : p_out(j));
+    }
+    for (int i = me; i < 2 * w; i += ts) {
+      const int j = i < w ? c0 - w + i : c1 + i - w;
+      RH[i] = j < 0 || j >= n ? T(0) : r_out(j);
+    }
+    m.team_barrier();
+    const At pa{P, c0 - 2 * w}, pn{PN, c0 - w};
+    // r_k and p_k at the chunk's rows (r_k in place and in RS), x += alpha
+    // p_{k-1}; then p_k at the w rows either side
+    for (int j = c0 + me; j < c1; j += ts) {
+      const T rj = rsrc(j) - a * row.apply(j, pa, 0, n), pj = pa(j);
+      RS[j - c0] = rj;
+      bb.r(j) = rj;
+      PN[j - (c0 - w)] = prec(rj, j) + beta * pj;
+      if (k > 0) f.x(j) += a * pj;
+    }
+    for (int i = me; i < 2 * w; i += ts) {
+      const int j = i < w ? c0 - w + i : c1 + i - w;
+      PN[j - (c0 - w)] = j < 0 || j >= n ? T(0) : prec(RH[i] - a * row.apply(j, pa, 0, n), j) + beta * pa(j);
+    }
+    m.team_barrier();
+    CGOneSums<T> s;
+    for (int j = c0 + me; j < c1; j += ts) {
+      const T qi = row.apply(j, pn, 0, n), pi = pn(j), ri = RS[j - c0], zi = prec(ri, j);
+      bb.p(j) = pi;
+      const int jf = j - c0, jl = j - (c1 - 2 * w);
+      if (jf < 2 * w) bb.hp((cur + c) * 4 * w + jf) = pi;
+      if (jl >= 0) bb.hp((cur + c) * 4 * w + 2 * w + jl) = pi;
+      if (jf < w) bb.hr((cur + c) * 2 * w + jf) = ri;
+      if (jl >= w) bb.hr((cur + c) * 2 * w + jl) = ri;
+      s.rr += ri * ri;
+      s.pap += pi * qi;
+      s.zq += zi * qi;
+      if (Prec == kPrecJacobi) {
+        s.rz += ri * zi;
+        s.qmq += qi * qi * f.aux(j);
+      } else {
+        s.qmq += qi * qi;
+      }
+    }
+    if (Prec != kPrecJacobi) s.rz = s.rr;
+    sums += s;
+  }
+  KOKKOS_INLINE_FUNCTION void init(CGOneSums<T>& v) const { v = CGOneSums<T>(); }
+  KOKKOS_INLINE_FUNCTION void join(CGOneSums<T>& v, const CGOneSums<T>& o) const { v += o; }
+  KOKKOS_INLINE_FUNCTION void join(volatile CGOneSums<T>& v, const volatile CGOneSums<T>& o) const { v += o; }
+};
+
 /// CGDriver takes the one-reduction form for operators with
 /// `static constexpr bool kOneReduction = true` and a step_one<Prec>(exec,
 /// CGOneFields, slot).
@@ -470,6 +603,16 @@ auto cg_one_auto(const Op& op, int) -> decltype(op.one_auto()) {
 template <class Op>
 bool cg_one_auto(const Op&, long) {
   return true;
+}
+/// Whether the operator's one-reduction form is CGBandApply (6 vectors an
+/// iteration, no second r and q buffers).
+template <class Op>
+auto cg_narrow_band(const Op& op, int) -> decltype(op.narrow_band()) {
+  return op.narrow_band();
+}
+template <class Op>
+bool cg_narrow_band(const Op&, long) {
+  return false;
 }
 
 /// K1a of the split form (distributed CG): direction and x only.
@@ -1464,6 +1607,7 @@ class CGDriver {
     const int resident = static_cast<int>(exec.concurrency()) / (one_ ? 8 / kCGOneBlocks : 1);
     st_.set_rows(n, is_device_exec<Exec>::value, opt.work_items > 0 ? opt.work_items : resident);
     st_.flip = false;
+    st_.band = opt.work_items == 0;
     alternate_ = opt.sweeps == CGSweeps::Alternate || (opt.sweeps == CGSweeps::Auto && is_device_exec<Exec>::value);
     Kokkos::deep_copy(exec, p_[0], T(0));
     if constexpr (cg_one_reduction<Op>::value) {
@@ -1509,7 +1653,7 @@ class CGDriver {
   template <class VB, class VX>
   CGResult solve_one(const Exec& exec, const VB& b, const VX& x, int maxit, int every, const Comm& comm, bool jacobi) {
     const int n = op_.n();
-    if (static_cast<int>(r1_.extent(0)) != n) {
+    if (!(st_.band && cg_narrow_band(op_, 0)) && static_cast<int>(r1_.extent(0)) != n) {
       r1_ = Vec(Kokkos::view_alloc(exec, std::string("kband::cg::r1")), n);
       q1_ = Vec(Kokkos::view_alloc(exec, std::string("kband::cg::q1")), n);
     }
@@ -1692,7 +1836,23 @@ struct CDSOperator : LocalOperator<Exec, T, Mem, CDSMatrix<T, Mem>> {
   using SymRow = CDSSymRow<typename CDSMatrix<T, Mem>::data_view>;
   CDSUpper up;
   bool sym = false;
-  CDSOperator(const Exec& exec, const CDSMatrix<T, Mem>& M) : Base{M, M.n()} { sym = cds_symmetric(exec, M, up); }
+  // CGBandApply: rows a thread and a team, the half bandwidth, the buffers
+  // (made at the first solve that takes it)
+  static constexpr int kBandRows = is_device_exec<Exec>::value ? KBAND_CG_BAND_ROWS : KBAND_CG_BAND_HOST_ROWS;
+  static constexpr int kBandTeam = is_device_exec<Exec>::value ? 256 : 1;
+  int w = 0;
+  std::shared_ptr<CGBandBuffers<T, Mem>> band = std::make_shared<CGBandBuffers<T, Mem>>();
+  CDSOperator(const Exec& exec, const CDSMatrix<T, Mem>& M) : Base{M, M.n()}, w(M.half_bandwidth()) {
+    sym = cds_symmetric(exec, M, up);
+  }
+  /// The one-reduction form takes CGBandApply when the band is narrow: 4 w
+  /// <= the rows of a team, and its scratch fits.
+  bool narrow_band() const {
+    constexpr int chunk = kBandRows * kBandTeam;
+    using K = CGBandApply<Exec, CDSRowOf<T, Mem>, T, Mem, kPrecNone>;
+    return w > 0 && 4 * w <= chunk &&
+           K::scratch_values(chunk, w) * sizeof(T) <= static_cast<size_t>(Team<Exec>::scratch_size_max(0));
+  }
   /// True when K1 reads only the main and upper diagonals.
   bool upper_only() const { return sym; }
   void diagonal(const Exec& exec, const Kokkos::View<T*, Mem>& out) const {
@@ -1723,7 +1883,26 @@ struct CDSOperator : LocalOperator<Exec, T, Mem, CDSMatrix<T, Mem>> {
       launch_one<P>(exec, f, cds_row_view(A), one);
   }
   template <int P, class Row, class Slot>
-  static void launch_one(const Exec& exec, const CGOneFields<T, Mem>& f, const Row& row, const Slot& one) {
+  void launch_one(const Exec& exec, const CGOneFields<T, Mem>& f, const Row& row, const Slot& one) const {
+    if (f.st.band && narrow_band()) {
+      constexpr int chunk = kBandRows * kBandTeam;
+      const int n = this->rows, teams = (n + chunk - 1) / chunk;
+      CGBandBuffers<T, Mem>& b = *band;
+      if (static_cast<int>(b.r.extent(0)) != n) {
+        auto alloc = [&](const char* l, size_t len) {
+          return Kokkos::View<T*, Mem>(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, std::string(l)), len);
+        };
+        b.r = alloc("kband::cg::band_r", n);
+        b.p = alloc("kband::cg::band_p", n);
+        b.hp = alloc("kband::cg::band_halo_p", 2 * static_cast<size_t>(teams) * 4 * w);
+        b.hr = alloc("kband::cg::band_halo_r", 2 * static_cast<size_t>(teams) * 2 * w);
+      }
+      using K = CGBandApply<Exec, Row, T, Mem, P>;
+      Team<Exec, Kokkos::LaunchBounds<256, kCGOneBlocks>> policy(exec, teams, kBandTeam);
+      policy.set_scratch_size(0, Kokkos::PerTeam(K::scratch_values(chunk, w) * sizeof(T)));
+      Kokkos::parallel_reduce("kband::cg::iterate(band)", policy, K{f, b, row, w, chunk, teams}, one);
+      return;
+    }
     Kokkos::parallel_reduce("kband::cg::iterate", impl::Range<Exec, Kokkos::LaunchBounds<256, kCGOneBlocks>>(exec, 0, f.st.chunks()),
                             CGOneApply<Row, T, Mem, P, !is_device_exec<Exec>::value>{f, row}, one);
   }
