@@ -453,15 +453,20 @@ struct CGOneApply {
 };
 
 /// Rows a thread of CGBandApply takes on GPUs (teams of 256: chunks of 2048
-/// rows); hosts run one thread a team with KBAND_CG_BAND_HOST_ROWS rows.
+/// rows, so that 2^20 rows are one wave of 4 teams a multiprocessor); hosts
+/// run one thread a team with KBAND_CG_BAND_HOST_ROWS rows.
 /// (Hosts take the two-reduction form by default; forced, the narrow-band
 /// kernel took 3.6x the two-kernel time on one CPU core, 1D Laplacian
 /// 2^16-2^18: three products a row, none vectorised.)
 #ifndef KBAND_CG_BAND_ROWS
-#define KBAND_CG_BAND_ROWS 4
+#define KBAND_CG_BAND_ROWS 8
 #endif
 #ifndef KBAND_CG_BAND_HOST_ROWS
 #define KBAND_CG_BAND_HOST_ROWS 512
+#endif
+/// Rows whose loads a thread of CGBandApply issues together (GPUs).
+#ifndef KBAND_CG_BAND_BATCH
+#define KBAND_CG_BAND_BATCH 4
 #endif
 
 /// The narrow-band one-reduction kernel's state: r and p in place, and the
@@ -481,24 +486,26 @@ struct CGBandBuffers {
 /// neighbour needs come from the side buffers written in iteration k - 1.
 /// So an iteration reads x, r, p and the matrix and writes x, r and p: 6
 /// vectors (CGOneApply: 8), and the work vectors are x, r and p only.
-/// The chunk's rows live in scratch, not in registers: a thread keeps only
-/// its sums (the reduction alone needs about 62 registers on CUDA; rows held
-/// in registers went to local memory).
+/// A thread takes rows me, me + team size, ... of the chunk, R in all, and
+/// issues the loads of B of them before it stores anything (the stores could
+/// alias the loads as far as the compiler knows); it keeps no row across
+/// the team barriers: r_k is read again from r (its own store) for z.q.
 /// Kernel 0: r_{-1} = b, p_{-1} = x0 (read in place of the buffers), alpha
 /// = 1: r_0 = b - A x0, p_0 = M^-1 r_0; x is not updated.
-template <class Exec, class Row, class T, class Mem, int Prec>
+template <class Exec, class Row, class T, class Mem, int Prec, int R, int B>
 struct CGBandApply {
   using member = typename Kokkos::TeamPolicy<Exec>::member_type;
   using Scratch = Kokkos::View<T*, typename Exec::scratch_memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
   using value_type = CGOneSums<T>;
+  static_assert(R % B == 0, "CGBandApply: rows a thread a multiple of the batch");
   CGOneFields<T, Mem> f;
   CGBandBuffers<T, Mem> bb;
   Row row;
-  int w, chunk, teams;
+  int w, teams;
 
-  KOKKOS_INLINE_FUNCTION static size_t scratch_values(const int chunk, const int w) {
-    return 3 * static_cast<size_t>(chunk) + 8 * w;
-  }
+  static constexpr int kTeam = is_device_exec<Exec>::value ? 256 : 1;
+  static constexpr int kChunk = R * kTeam;
+  KOKKOS_INLINE_FUNCTION static size_t scratch_values(const int w) { return 2 * static_cast<size_t>(kChunk) + 8 * w; }
   struct At {  // scratch vector of rows from `first`
     const T* v;
     int first;
@@ -510,12 +517,11 @@ struct CGBandApply {
     T a, beta;
     if (!f.scalars(a, beta)) return;  // the same for the whole team
     const int k = f.st.k, n = row.n, c = m.league_rank(), ts = m.team_size(), me = m.team_rank();
-    const int c0 = c * chunk, c1 = c0 + chunk < n ? c0 + chunk : n, len = c1 - c0;
-    Scratch buf(m.team_scratch(0), scratch_values(chunk, w));
-    T* const P = buf.data();          // p_{k-1}, rows c0 - 2w .. c1 + 2w
-    T* const PN = P + chunk + 4 * w;  // p_k, rows c0 - w .. c1 + w
-    T* const RH = PN + chunk + 2 * w;  // r_{k-1} at rows c0 - w .. c0 and c1 .. c1 + w
-    T* const RS = RH + 2 * w;          // r_k, rows c0 .. c1
+    const int c0 = c * kChunk, c1 = c0 + kChunk < n ? c0 + kChunk : n, len = c1 - c0;
+    Scratch buf(m.team_scratch(0), scratch_values(w));
+    T* const P = buf.data();           // p_{k-1}, rows c0 - 2w .. c1 + 2w
+    T* const PN = P + kChunk + 4 * w;  // p_k, rows c0 - w .. c1 + w
+    T* const RH = PN + kChunk + 2 * w;  // r_{k-1} at rows c0 - w .. c0 and c1 .. c1 + w
     const Kokkos::View<const T*, Mem> rsrc = k == 0 ? f.rold : Kokkos::View<const T*, Mem>(bb.r);
     const Kokkos::View<const T*, Mem> psrc = k == 0 ? Kokkos::View<const T*, Mem>(f.x) : Kokkos::View<const T*, Mem>(bb.p);
     const int prev = ((k + 1) % 2) * teams, cur = (k % 2) * teams;
@@ -529,9 +535,18 @@ struct CGBandApply {
       if (k == 0) return rsrc(j);
       return j < c0 ? bb.hr((prev + c - 1) * 2 * w + w + (j - (c0 - w))) : bb.hr((prev + c + 1) * 2 * w + (j - c1));
     };
-    for (int i = me; i < len + 4 * w; i += ts) {
-      const int j = c0 - 2 * w + i;
-      P[i] = j < 0 || j >= n ? T(0) : (j >= c0 && j < c1 ? psrc(j) : p_out(j));
+    // (j_u = c0 + me + u ts; jj: a row to load that exists)
+    auto rowof = [&](const int u) { return c0 + me + u * ts; };
+    auto inside = [&](const int j) { return j < c1 ? j : c1 - 1; };
+    {
+      T v[R];
+      for (int u = 0; u < R; ++u) v[u] = psrc(inside(rowof(u)));
+      for (int u = 0; u < R; ++u)
+        if (rowof(u) < c1) P[rowof(u) - (c0 - 2 * w)] = v[u];
+    }
+    for (int i = me; i < 4 * w; i += ts) {
+      const int j = i < 2 * w ? c0 - 2 * w + i : c1 + i - 2 * w;
+      P[j - (c0 - 2 * w)] = j < 0 || j >= n ? T(0) : p_out(j);
     }
     for (int i = me; i < 2 * w; i += ts) {
       const int j = i < w ? c0 - w + i : c1 + i - w;
@@ -539,40 +554,58 @@ struct CGBandApply {
     }
     m.team_barrier();
     const At pa{P, c0 - 2 * w}, pn{PN, c0 - w};
-    // r_k and p_k at the chunk's rows (r_k in place and in RS), x += alpha
-    // p_{k-1}; then p_k at the w rows either side
-    for (int j = c0 + me; j < c1; j += ts) {
-      const T rj = rsrc(j) - a * row.apply(j, pa, 0, n), pj = pa(j);
-      RS[j - c0] = rj;
-      bb.r(j) = rj;
-      PN[j - (c0 - w)] = prec(rj, j) + beta * pj;
-      if (k > 0) f.x(j) += a * pj;
+    CGOneSums<T> s;
+    // r_k and p_k at the chunk's rows (r_k in place), x += alpha p_{k-1};
+    // then p_k at the w rows either side
+    for (int u0 = 0; u0 < R; u0 += B) {
+      T qv[B], rv[B], xv[B];
+      for (int b = 0; b < B; ++b) {
+        const int jj = inside(rowof(u0 + b));
+        qv[b] = row.apply(jj, pa, 0, n);
+        rv[b] = rsrc(jj);
+        xv[b] = k > 0 ? f.x(jj) : T(0);
+      }
+      for (int b = 0; b < B; ++b) {
+        const int j = rowof(u0 + b);
+        if (j < c1) {
+          const T rj = rv[b] - a * qv[b], pj = pa(j), zj = prec(rj, j);
+          bb.r(j) = rj;
+          PN[j - (c0 - w)] = zj + beta * pj;
+          if (k > 0) f.x(j) = xv[b] + a * pj;
+          s.rr += rj * rj;
+          s.rz += rj * zj;
+        }
+      }
     }
     for (int i = me; i < 2 * w; i += ts) {
       const int j = i < w ? c0 - w + i : c1 + i - w;
       PN[j - (c0 - w)] = j < 0 || j >= n ? T(0) : prec(RH[i] - a * row.apply(j, pa, 0, n), j) + beta * pa(j);
     }
     m.team_barrier();
-    CGOneSums<T> s;
-    for (int j = c0 + me; j < c1; j += ts) {
-      const T qi = row.apply(j, pn, 0, n), pi = pn(j), ri = RS[j - c0], zi = prec(ri, j);
-      bb.p(j) = pi;
-      const int jf = j - c0, jl = j - (c1 - 2 * w);
-      if (jf < 2 * w) bb.hp((cur + c) * 4 * w + jf) = pi;
-      if (jl >= 0) bb.hp((cur + c) * 4 * w + 2 * w + jl) = pi;
-      if (jf < w) bb.hr((cur + c) * 2 * w + jf) = ri;
-      if (jl >= w) bb.hr((cur + c) * 2 * w + jl) = ri;
-      s.rr += ri * ri;
-      s.pap += pi * qi;
-      s.zq += zi * qi;
-      if (Prec == kPrecJacobi) {
-        s.rz += ri * zi;
-        s.qmq += qi * qi * f.aux(j);
-      } else {
-        s.qmq += qi * qi;
+    // q_k on the chunk; p_k to p and the side buffers with r_k's edges
+    for (int u0 = 0; u0 < R; u0 += B) {
+      T qv[B], rv[B];
+      for (int b = 0; b < B; ++b) {
+        const int jj = inside(rowof(u0 + b));
+        qv[b] = row.apply(jj, pn, 0, n);
+        rv[b] = bb.r(jj);
+      }
+      for (int b = 0; b < B; ++b) {
+        const int j = rowof(u0 + b);
+        if (j < c1) {
+          const T qi = qv[b], pi = pn(j), ri = rv[b];
+          bb.p(j) = pi;
+          const int jf = j - c0, jl = j - (c1 - 2 * w);
+          if (jf < 2 * w) bb.hp((cur + c) * 4 * w + jf) = pi;
+          if (jl >= 0) bb.hp((cur + c) * 4 * w + 2 * w + jl) = pi;
+          if (jf < w) bb.hr((cur + c) * 2 * w + jf) = ri;
+          if (jl >= w) bb.hr((cur + c) * 2 * w + jl) = ri;
+          s.pap += pi * qi;
+          s.zq += prec(ri, j) * qi;
+          s.qmq += Prec == kPrecJacobi ? qi * qi * f.aux(j) : qi * qi;
+        }
       }
     }
-    if (Prec != kPrecJacobi) s.rz = s.rr;
     sums += s;
   }
   KOKKOS_INLINE_FUNCTION void init(CGOneSums<T>& v) const { v = CGOneSums<T>(); }
@@ -1839,7 +1872,9 @@ struct CDSOperator : LocalOperator<Exec, T, Mem, CDSMatrix<T, Mem>> {
   // CGBandApply: rows a thread and a team, the half bandwidth, the buffers
   // (made at the first solve that takes it)
   static constexpr int kBandRows = is_device_exec<Exec>::value ? KBAND_CG_BAND_ROWS : KBAND_CG_BAND_HOST_ROWS;
-  static constexpr int kBandTeam = is_device_exec<Exec>::value ? 256 : 1;
+  static constexpr int kBandBatch = is_device_exec<Exec>::value ? KBAND_CG_BAND_BATCH : 1;
+  template <class Row, int P>
+  using Band = CGBandApply<Exec, Row, T, Mem, P, kBandRows, kBandBatch>;
   int w = 0;
   std::shared_ptr<CGBandBuffers<T, Mem>> band = std::make_shared<CGBandBuffers<T, Mem>>();
   CDSOperator(const Exec& exec, const CDSMatrix<T, Mem>& M) : Base{M, M.n()}, w(M.half_bandwidth()) {
@@ -1848,10 +1883,9 @@ struct CDSOperator : LocalOperator<Exec, T, Mem, CDSMatrix<T, Mem>> {
   /// The one-reduction form takes CGBandApply when the band is narrow: 4 w
   /// <= the rows of a team, and its scratch fits.
   bool narrow_band() const {
-    constexpr int chunk = kBandRows * kBandTeam;
-    using K = CGBandApply<Exec, CDSRowOf<T, Mem>, T, Mem, kPrecNone>;
-    return w > 0 && 4 * w <= chunk &&
-           K::scratch_values(chunk, w) * sizeof(T) <= static_cast<size_t>(Team<Exec>::scratch_size_max(0));
+    using K = Band<CDSRowOf<T, Mem>, kPrecNone>;
+    return w > 0 && 4 * w <= K::kChunk &&
+           K::scratch_values(w) * sizeof(T) <= static_cast<size_t>(Team<Exec>::scratch_size_max(0));
   }
   /// True when K1 reads only the main and upper diagonals.
   bool upper_only() const { return sym; }
@@ -1885,8 +1919,8 @@ struct CDSOperator : LocalOperator<Exec, T, Mem, CDSMatrix<T, Mem>> {
   template <int P, class Row, class Slot>
   void launch_one(const Exec& exec, const CGOneFields<T, Mem>& f, const Row& row, const Slot& one) const {
     if (f.st.band && narrow_band()) {
-      constexpr int chunk = kBandRows * kBandTeam;
-      const int n = this->rows, teams = (n + chunk - 1) / chunk;
+      using K = Band<Row, P>;
+      const int n = this->rows, teams = (n + K::kChunk - 1) / K::kChunk;
       CGBandBuffers<T, Mem>& b = *band;
       if (static_cast<int>(b.r.extent(0)) != n) {
         auto alloc = [&](const char* l, size_t len) {
@@ -1897,10 +1931,9 @@ struct CDSOperator : LocalOperator<Exec, T, Mem, CDSMatrix<T, Mem>> {
         b.hp = alloc("kband::cg::band_halo_p", 2 * static_cast<size_t>(teams) * 4 * w);
         b.hr = alloc("kband::cg::band_halo_r", 2 * static_cast<size_t>(teams) * 2 * w);
       }
-      using K = CGBandApply<Exec, Row, T, Mem, P>;
-      Team<Exec, Kokkos::LaunchBounds<256, kCGOneBlocks>> policy(exec, teams, kBandTeam);
-      policy.set_scratch_size(0, Kokkos::PerTeam(K::scratch_values(chunk, w) * sizeof(T)));
-      Kokkos::parallel_reduce("kband::cg::iterate(band)", policy, K{f, b, row, w, chunk, teams}, one);
+      Team<Exec, Kokkos::LaunchBounds<256, kCGOneBlocks>> policy(exec, teams, K::kTeam);
+      policy.set_scratch_size(0, Kokkos::PerTeam(K::scratch_values(w) * sizeof(T)));
+      Kokkos::parallel_reduce("kband::cg::iterate(band)", policy, K{f, b, row, w, teams}, one);
       return;
     }
     Kokkos::parallel_reduce("kband::cg::iterate", impl::Range<Exec, Kokkos::LaunchBounds<256, kCGOneBlocks>>(exec, 0, f.st.chunks()),
