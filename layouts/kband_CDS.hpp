@@ -237,6 +237,53 @@ struct CDSSymRow {
   }
 };
 
+/// A symmetric CDS matrix whose main and upper diagonals each hold one value
+/// on all their rows (a constant-coefficient stencil, such as the 1D
+/// Laplacian): rows from those values (CDSSymRow's arithmetic, in the same
+/// order, so the products are the same to the bit), the matrix not read.
+template <class T>
+struct CDSConstSymRow {
+  using value_type = T;
+  CDSUpper up;
+  int n;
+  T main = T(0);
+  T du[CDSUpper::kMax] = {};
+  template <class V>
+  KOKKOS_INLINE_FUNCTION T apply(const int i, const V& v, const int lo, const int hi) const {
+    T s = up.main >= 0 ? main * v(i) : T(0);
+    for (int u = 0; u < up.nu; ++u) {
+      const int o = up.off[u];
+      if (i + o < hi) s += du[u] * v(i + o);
+      if (i - o >= lo) s += du[u] * v(i - o);
+    }
+    return s;
+  }
+  template <class V, class Q>
+  KOKKOS_INLINE_FUNCTION void apply_rows(const int i0, const int i1, const V& v, const Q& q, const int lo,
+                                         const int hi) const {
+    for (int i = i0; i < i1; ++i) q(i) = up.main >= 0 ? main * v(i) : T(0);
+    for (int u = 0; u < up.nu; ++u) {
+      const int o = up.off[u];
+      const int e = hi - o < i1 ? hi - o : i1;
+      for (int i = i0; i < e; ++i) q(i) += du[u] * v(i + o);
+      for (int i = lo + o > i0 ? lo + o : i0; i < i1; ++i) q(i) += du[u] * v(i - o);
+    }
+  }
+};
+
+/// Counts the rows where a main or upper diagonal (`up`) differs from its
+/// value in `c` (exact comparison; NaN counts).
+template <class DataView, class T>
+struct CDSNonConstant {
+  DataView data;
+  CDSConstSymRow<T> c;
+  KOKKOS_INLINE_FUNCTION void operator()(const int i, int& bad) const {
+    if (c.up.main >= 0 && !(data(i, c.up.main) == c.main)) ++bad;
+    for (int u = 0; u < c.up.nu; ++u)
+      if (i + c.up.off[u] < c.n && !(data(i, c.up.col[u]) == c.du[u])) ++bad;
+  }
+};
+
 /// Counts the entries with A(i, i - o) != A(i - o, i) (exact comparison; NaN
 /// counts).
 template <class DataView>
@@ -260,6 +307,25 @@ bool cds_symmetric(const Exec& exec, const CDSMatrix<T, Mem>& A, CDSUpper& up) {
   int bad = 0;
   Kokkos::parallel_reduce("kband::cds_symmetric", Range<Exec>(exec, 0, A.n()),
                           CDSAsymmetry<typename CDSMatrix<T, Mem>::data_view>{A.data(), up}, bad);
+  return bad == 0;
+}
+
+/// For a symmetric matrix (`up` from cds_symmetric): true when each of its
+/// main and upper diagonals holds one value on all its rows (entry (i, i + o)
+/// for i + o < n); then `row` multiplies by those values. Reads the
+/// diagonals once and fences.
+template <class Exec, class T, class Mem>
+bool cds_constant(const Exec& exec, const CDSMatrix<T, Mem>& A, const CDSUpper& up, CDSConstSymRow<T>& row) {
+  const int n = A.n();
+  row = CDSConstSymRow<T>{up, n};
+  if (n == 0) return false;
+  // the values of row 0 (an upper diagonal with no rows is never used)
+  auto first = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), Kokkos::subview(A.data(), 0, Kokkos::ALL));
+  if (up.main >= 0) row.main = first(up.main);
+  for (int u = 0; u < up.nu; ++u) row.du[u] = up.off[u] < n ? first(up.col[u]) : T(0);
+  int bad = 0;
+  Kokkos::parallel_reduce("kband::cds_constant", Range<Exec>(exec, 0, n),
+                          CDSNonConstant<typename CDSMatrix<T, Mem>::data_view, T>{A.data(), row}, bad);
   return bad == 0;
 }
 

@@ -28,7 +28,9 @@
 //   and line solve, 4 vector elements and ndiag - 3 diagonals a red row)
 //   m = the diagonals the solver reads: the main and upper ones of a
 //   symmetric matrix (CGSolver::upper_only(); 2D Poisson 3, 1D Laplacian 2),
-//   else ndiag
+//   else ndiag; 0 where those diagonals are constant and the solver
+//   multiplies by their values (CGSolver::constant_diagonals(): the 1D
+//   Laplacian, unless --read-matrix)
 //   dense: (n + 1) / 2 (the matrix row's share of the upper triangle: A is
 //   symmetric, and kband reads that half) + 9.
 #include "bench_stream.hpp"
@@ -75,6 +77,7 @@ struct Options {
   std::vector<int> items_div{0};  // CDS rows: CGOptions::work_items = ceil(n / K) for each K (0: kband's choice)
   std::vector<kband::CGReductions> reductions{kband::CGReductions::Auto};  // CDS rows: CGOptions::reductions, each
   std::string precs = "none,line,zebra";  // the 2D Poisson rows' preconditioners
+  bool read_matrix = false;  // CGOptions::constant_diagonals = false in every kband row
 };
 
 void usage() {
@@ -101,6 +104,8 @@ void usage() {
       "  --reductions LIST     CDS kband rows for each of auto (default), one, two (CGOptions::reductions;\n"
       "                        with --work-items: every pair); the first one feeds the targets\n"
       "  --precs LIST          2D Poisson rows: subset of none,line,zebra (default all three)\n"
+      "  --read-matrix         kband rows read a matrix of constant diagonals (1D Laplacian) instead of\n"
+      "                        multiplying by their values (CGOptions::constant_diagonals = false)\n"
       "  --quick               smoke run: 2^4 .. 2^10, dense to 2^8, 1 rep\n"
       "  --json FILE           results file (default kband-bench-cg.json; 'none' = off)\n"
       "  --help                this text\n");
@@ -182,6 +187,7 @@ bool parse(int argc, char** argv, Options& o) {
     }
     else if (a == "--precs") o.precs = next("--precs");
     else if (a == "--quick") o.quick = true;
+    else if (a == "--read-matrix") o.read_matrix = true;
     else if (a == "--json") o.json = next("--json");
     else {
       std::fprintf(stderr, "kband-bench cg: unknown option %s\n", a.c_str());
@@ -420,6 +426,9 @@ int run(const Options& o) {
     opt.sweeps = sw;
     opt.work_items = div > 0 ? static_cast<int>((n + div - 1) / div) : 0;
     opt.reductions = red;
+    opt.constant_diagonals = !o.read_matrix;
+    // (constant diagonals: the matrix is not read)
+    const bool cdiag = solver.constant_diagonals() && !o.read_matrix;
     // CDS: the 1D Laplacian needs n/2; dense: about 2.4 n in the seed (loss of orthogonality)
     opt.max_iterations = cap > 0 ? cap : (mname == "dense" ? 10 : 2) * ni + 1000;
     kband::CGResult res;
@@ -444,7 +453,7 @@ int run(const Options& o) {
     // (the narrow-band kernel: r and p in place, q not stored: 6 vectors)
     if (res.reductions == kband::CGReductions::One && prec != kband::CGPreconditioner::Zebra)
       vec_elems -= solver.narrow_band() && div == 0 ? 3 : 1;
-    const double elems_per_row = matrix_elems_read(A, solver.upper_only()) + vec_elems;
+    const double elems_per_row = (cdiag ? 0.0 : matrix_elems_read(A, solver.upper_only())) + vec_elems;
     // verification after timing (x of the last timed solve)
     bool finite = false;
     double attainable = 0;
@@ -463,7 +472,8 @@ int run(const Options& o) {
                                    ? ""
                                    : (sw == kband::CGSweeps::Alternate ? "/alt" : "/fw")) +
                               (div > 0 ? "/n" + std::to_string(div) : std::string()) +
-                              (red == kband::CGReductions::Auto ? "" : (red == kband::CGReductions::One ? "/one" : "/two"));
+                              (red == kband::CGReductions::Auto ? "" : (red == kband::CGReductions::One ? "/one" : "/two")) +
+                              (solver.constant_diagonals() && o.read_matrix ? "/read" : "");
     r.variant = pname;
     r.precision = o.precision;
     r.n = ni;
@@ -482,7 +492,8 @@ int run(const Options& o) {
     const double floor = elems_per_row * static_cast<double>(n) * sizeof(T) / (copy.gbs * 1e9) * 1e6;
     std::ostringstream note;
     note << "iters=" << res.iterations << " (" << res.message() << "), matrix elems/row=" << (elems_per_row - vec_elems)
-         << (solver.upper_only() ? " (upper half)" : "") << ", us/iter=" << fmt("%.3f", us_iter)
+         << (cdiag ? " (constant diagonals, multiplied by their values)" : (solver.upper_only() ? " (upper half)" : ""))
+         << ", us/iter=" << fmt("%.3f", us_iter)
          << ", floor_us=" << fmt("%.3f", floor) << ", true_res=" << fmt("%.1e", tres) << " (bound "
          << fmt("%.1e", res_bound) << ")";
     if (sp != seed.end()) note << ", seed_a100_s=" << sp->second.t << ", seed_iters=" << sp->second.iters;

@@ -26,8 +26,12 @@
 // exactly symmetric. If so the product reads the main and upper diagonals
 // only and takes A(i, i - o) from row i - o's +o entry (2D Poisson: 3 of 5
 // diagonals, 1D Laplacian: 2 of 3); `upper_only()` tells. Otherwise every
-// diagonal is read. The solver keeps that choice: change the matrix's
-// values and build a new solver, as for the line preconditioner's factors.
+// diagonal is read. When each of those diagonals also holds one value on
+// all its rows (constant coefficients, as the 1D Laplacian's 2 and -1), the
+// product takes those values and reads no matrix (`constant_diagonals()`;
+// CGOptions::constant_diagonals = false reads it all the same). The solver
+// keeps these choices: change the matrix's values and build a new solver, as
+// for the line preconditioner's factors.
 //
 // Speed: on GPUs one kernel per iteration on a CDS matrix without a
 // preconditioner or with Jacobi (CGOptions::reductions, CGReductions::One:
@@ -148,6 +152,13 @@ class CGSolver {
   /// It moves the matrix and 6 vectors an iteration (r and p updated in
   /// place, A p formed again from p), against 8.
   bool narrow_band() const { return !zebra_ && !line_ && impl::cg_narrow_band(op_, 0); }
+  /// True when the matrix was found symmetric with each main and upper
+  /// diagonal one value on all its rows (a constant-coefficient stencil such
+  /// as the 1D Laplacian) when the solver was built: the product then uses
+  /// those values and reads no matrix at all (unless
+  /// CGOptions::constant_diagonals is false). Not under the zebra
+  /// preconditioner.
+  bool constant_diagonals() const { return !zebra_ && impl::cg_constant(op_, 0); }
   /// Line and zebra preconditioners: number and length of the lines (0 without them).
   int lines() const { return line_ ? line_->lines() : (zebra_ ? zebra_->lines() : 0); }
   int line_length() const { return line_ ? line_->line_length() : (zebra_ ? zebra_->line_length() : 0); }

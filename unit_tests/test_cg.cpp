@@ -353,6 +353,122 @@ TEST(CGReductions, NarrowBandTeams) {
   }
 }
 
+/// A CDS matrix with the given diagonals, each one value on all its rows.
+kband::CDSMatrix<double> constant_stencil(const int n, const std::vector<int>& off, const std::vector<double>& val) {
+  kband::CDSMatrix<double> A("stencil", n, off);
+  auto h = Kokkos::create_mirror_view(A.data());
+  for (int i = 0; i < n; ++i)
+    for (size_t d = 0; d < off.size(); ++d) h(i, d) = i + off[d] >= 0 && i + off[d] < n ? val[d] : 0.0;
+  Kokkos::deep_copy(A.data(), h);
+  return A;
+}
+
+/// Constant diagonals (CDSConstSymRow): the product from the diagonals'
+/// values gives the iterates of the one that reads the matrix (the same
+/// arithmetic in the same order: bit for bit on hosts; GPUs to 1e-13), in
+/// both forms (the one-reduction form on the narrow-band kernel and on the
+/// row kernel, CGOptions::work_items), with and without Jacobi; true
+/// residuals in long double.
+TEST(CGConstantDiagonals, SameAsReadingTheMatrix) {
+  Rng rng(86);
+  struct Case {
+    kband::CDSMatrix<double> A;
+    std::string what;
+  };
+  std::vector<Case> cases;
+  cases.push_back({constant_stencil(1, {0}, {2.0}), "1 x 1"});
+  for (int n : {2, 3, 7, 100, 4100})
+    cases.push_back({kband::make_laplacian_1d<double>(Exec(), n), "laplacian " + std::to_string(n)});
+  for (int n : {5, 333})
+    cases.push_back({constant_stencil(n, {-2, -1, 0, 1, 2}, {1, -4, 6.5, -4, 1}), "penta " + std::to_string(n)});
+  cases.push_back({constant_stencil(300, {-7, -1, 0, 1, 7}, {-1, -1, 4.5, -1, -1}), "offsets 1 and 7, n 300"});
+  for (const auto& c : cases) {
+    const int n = c.A.n();
+    const std::vector<double> bh = random_vector<double>(n, rng);
+    const auto b = kband_test_cg::to_device(bh);
+    for (auto p : {CGPreconditioner::None, CGPreconditioner::Jacobi})
+      for (auto red : {kband::CGReductions::Two, kband::CGReductions::One})
+        for (int items : {0, 64}) {
+          if (red == kband::CGReductions::Two && items > 0) continue;
+          const std::string what = c.what + (p == CGPreconditioner::Jacobi ? " jacobi" : "") +
+                                   (red == kband::CGReductions::One ? " one" : " two") + (items ? " rows" : "");
+          auto solver = kband::make_cg_solver(Exec(), c.A, p);
+          EXPECT_TRUE(solver.constant_diagonals()) << what;
+          kband::CGOptions opt;
+          opt.tol = 1e-10;
+          opt.reductions = red;
+          opt.work_items = items;
+          std::vector<double> xs[2];
+          int its[2] = {-1, -2};
+          for (int f = 0; f < 2; ++f) {
+            opt.constant_diagonals = f == 0;
+            Kokkos::View<double*> x("x", n);
+            const auto res = solver.solve(Exec(), b, x, opt);
+            ASSERT_EQ(res.status, CGStatus::Converged) << what << " " << res.message();
+            its[f] = res.iterations;
+            xs[f] = kband_test_cg::to_host(x);
+            EXPECT_LT(cds_true_residual(c.A, bh, xs[f]), 1e-8) << what;
+            ++stats().solves;
+          }
+          EXPECT_EQ(its[0], its[1]) << what;
+          double dmax = 0, xmax = 0;
+          int differ = 0;
+          for (int i = 0; i < n; ++i) {
+            dmax = std::max(dmax, std::abs(xs[0][i] - xs[1][i]));
+            xmax = std::max(xmax, std::abs(xs[1][i]));
+            differ += xs[0][i] != xs[1][i];
+          }
+          EXPECT_GT(xmax, 0.0) << what;
+          EXPECT_LE(dmax, 1e-13 * xmax) << what;
+          if (!kband::impl::is_device_exec<Exec>::value) EXPECT_EQ(differ, 0) << what;
+        }
+  }
+}
+
+/// Constant diagonals are found only where every main and upper diagonal is
+/// one value on all its rows of a symmetric matrix; the other matrices are
+/// read (and still solved).
+TEST(CGConstantDiagonals, FoundOnlyWhereConstant) {
+  Rng rng(87);
+  const int n = 50;
+  auto lap = [&](const int i, const int d, const double v) {
+    auto A = kband::make_laplacian_1d<double>(Exec(), n);
+    auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), A.data());
+    h(i, d) = v;
+    Kokkos::deep_copy(A.data(), h);
+    return A;
+  };
+  struct Case {
+    kband::CDSMatrix<double> A;
+    bool constant;
+    std::string what;
+  };
+  std::vector<Case> cases;
+  cases.push_back({kband::make_laplacian_1d<double>(Exec(), n), true, "laplacian"});
+  cases.push_back({lap(n - 1, 1, 2.5), false, "last main entry"});
+  cases.push_back({lap(0, 1, 2.5), false, "first main entry"});
+  {
+    auto A = lap(7, 2, -0.5);  // A(7, 8) and A(8, 7): still symmetric
+    auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), A.data());
+    h(8, 0) = -0.5;
+    Kokkos::deep_copy(A.data(), h);
+    cases.push_back({A, false, "one symmetric pair"});
+  }
+  cases.push_back({lap(7, 2, -0.5), false, "unsymmetric"});
+  cases.push_back({kband::make_poisson_2d<double>(Exec(), 8, 8), false, "2D Poisson (zeros at the lines' ends)"});
+  cases.push_back({constant_stencil(n, {0, 3}, {2.0, 0.5}), false, "no partner diagonal"});
+  for (const auto& c : cases) {
+    auto solver = kband::make_cg_solver(Exec(), c.A, CGPreconditioner::None);
+    EXPECT_EQ(solver.constant_diagonals(), c.constant) << c.what;
+    if (c.what == "unsymmetric" || c.what == "no partner diagonal") continue;
+    const std::vector<double> bh = random_vector<double>(c.A.n(), rng);
+    Kokkos::View<double*> x("x", c.A.n());
+    const auto res = solver.solve(Exec(), kband_test_cg::to_device(bh), x);
+    ASSERT_EQ(res.status, CGStatus::Converged) << c.what;
+    EXPECT_LT(cds_true_residual(c.A, bh, kband_test_cg::to_host(x)), 1e-7) << c.what;
+  }
+}
+
 /// Which form runs: Auto takes One for single-rank CDS matrices without a
 /// preconditioner, with Jacobi or with the zebra on GPUs, Two on hosts and
 /// elsewhere (a request for One falls back), and explicit requests are

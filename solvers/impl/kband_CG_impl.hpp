@@ -117,6 +117,12 @@ struct CGOptions {
   int work_items = 0;
   /// Reductions per iteration: one kernel or two (CGReductions).
   CGReductions reductions = CGReductions::Auto;
+  /// Single-rank CDS matrices that are symmetric with each main and upper
+  /// diagonal one value on all its rows (constant-coefficient stencils: the
+  /// 1D Laplacian) are multiplied from those values without reading the
+  /// matrix (CGSolver::constant_diagonals()); the products are the same to
+  /// the bit. false: read the matrix all the same.
+  bool constant_diagonals = true;
 };
 
 /// Outcome of a CG solve. history[k] = ||r_k|| / ||r_0|| for k = 0..iterations
@@ -207,6 +213,8 @@ struct CGState {
   // The one-reduction form may take the narrow-band kernel (CGBandApply):
   // CGOptions::work_items is 0 (a set count tunes the row kernel).
   bool band = true;
+  // CDS operators may multiply from constant diagonals (CGOptions::constant_diagonals).
+  bool cdiag = true;
   // (The kernels' Blocks parameter, !is_device_exec, relies on this mapping.)
   void set_rows(const int rows, const bool device, const int threads) {
     n = rows;
@@ -645,6 +653,15 @@ auto cg_narrow_band(const Op& op, int) -> decltype(op.narrow_band()) {
 }
 template <class Op>
 bool cg_narrow_band(const Op&, long) {
+  return false;
+}
+/// Whether the operator multiplies from constant diagonals (CDSConstSymRow).
+template <class Op>
+auto cg_constant(const Op& op, int) -> decltype(op.constant) {
+  return op.constant;
+}
+template <class Op>
+bool cg_constant(const Op&, long) {
   return false;
 }
 
@@ -1641,6 +1658,7 @@ class CGDriver {
     st_.set_rows(n, is_device_exec<Exec>::value, opt.work_items > 0 ? opt.work_items : resident);
     st_.flip = false;
     st_.band = opt.work_items == 0;
+    st_.cdiag = opt.constant_diagonals;
     alternate_ = opt.sweeps == CGSweeps::Alternate || (opt.sweeps == CGSweeps::Auto && is_device_exec<Exec>::value);
     Kokkos::deep_copy(exec, p_[0], T(0));
     if constexpr (cg_one_reduction<Op>::value) {
@@ -1877,8 +1895,12 @@ struct CDSOperator : LocalOperator<Exec, T, Mem, CDSMatrix<T, Mem>> {
   using Band = CGBandApply<Exec, Row, T, Mem, P, kBandRows, kBandBatch>;
   int w = 0;
   std::shared_ptr<CGBandBuffers<T, Mem>> band = std::make_shared<CGBandBuffers<T, Mem>>();
+  // constant diagonals (sym only): the row of their values
+  CDSConstSymRow<T> crow{};
+  bool constant = false;
   CDSOperator(const Exec& exec, const CDSMatrix<T, Mem>& M) : Base{M, M.n()}, w(M.half_bandwidth()) {
     sym = cds_symmetric(exec, M, up);
+    constant = sym && cds_constant(exec, M, up, crow);
   }
   /// The one-reduction form takes CGBandApply when the band is narrow: 4 w
   /// <= the rows of a team, and its scratch fits.
@@ -1897,7 +1919,9 @@ struct CDSOperator : LocalOperator<Exec, T, Mem, CDSMatrix<T, Mem>> {
   template <class Step, class Slot>
   void step(const Exec& exec, const Step& s, const Kokkos::View<T*, Mem>& q, const Slot& pap) const {
     const auto& A = this->A;
-    if (sym)
+    if (constant && s.st.cdiag)
+      launch(exec, s, crow, q, pap);
+    else if (sym)
       launch(exec, s, SymRow{A.data(), up, A.n()}, q, pap);
     else if (CDSOffsets::fits(A.ndiag()))
       launch(exec, s, cds_row(A), q, pap);
@@ -1909,7 +1933,9 @@ struct CDSOperator : LocalOperator<Exec, T, Mem, CDSMatrix<T, Mem>> {
   template <int P, class Slot>
   void step_one(const Exec& exec, const CGOneFields<T, Mem>& f, const Slot& one) const {
     const auto& A = this->A;
-    if (sym)
+    if (constant && f.st.cdiag)
+      launch_one<P>(exec, f, crow, one);
+    else if (sym)
       launch_one<P>(exec, f, SymRow{A.data(), up, A.n()}, one);
     else if (CDSOffsets::fits(A.ndiag()))
       launch_one<P>(exec, f, cds_row(A), one);
