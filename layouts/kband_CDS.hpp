@@ -310,6 +310,14 @@ bool cds_symmetric(const Exec& exec, const CDSMatrix<T, Mem>& A, CDSUpper& up) {
   return bad == 0;
 }
 
+/// out(d) = data(0, d).
+template <class DataView, class Out>
+struct CDSRow0 {
+  DataView data;
+  Out out;
+  KOKKOS_INLINE_FUNCTION void operator()(const int d) const { out(d) = data(0, d); }
+};
+
 /// For a symmetric matrix (`up` from cds_symmetric): true when each of its
 /// main and upper diagonals holds one value on all its rows (entry (i, i + o)
 /// for i + o < n); then `row` multiplies by those values. Reads the
@@ -319,8 +327,16 @@ bool cds_constant(const Exec& exec, const CDSMatrix<T, Mem>& A, const CDSUpper& 
   const int n = A.n();
   row = CDSConstSymRow<T>{up, n};
   if (n == 0) return false;
-  // the values of row 0 (an upper diagonal with no rows is never used)
-  auto first = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), Kokkos::subview(A.data(), 0, Kokkos::ALL));
+  // the values of row 0 (an upper diagonal with no rows is never used),
+  // gathered into a contiguous View (a strided one cannot be copied to the host)
+  const int nd = A.ndiag();
+  Kokkos::View<T*, Mem> row0(Kokkos::view_alloc(exec, std::string("kband::cds_constant::row0")), nd);
+  const auto data = A.data();
+  Kokkos::parallel_for("kband::cds_constant::row0", Range<Exec>(exec, 0, nd),
+                       CDSRow0<typename CDSMatrix<T, Mem>::data_view, Kokkos::View<T*, Mem>>{data, row0});
+  auto first = Kokkos::create_mirror_view(row0);
+  Kokkos::deep_copy(exec, first, row0);
+  exec.fence();
   if (up.main >= 0) row.main = first(up.main);
   for (int u = 0; u < up.nu; ++u) row.du[u] = up.off[u] < n ? first(up.col[u]) : T(0);
   int bad = 0;
