@@ -452,7 +452,7 @@ int run(const Options& o) {
     // one-reduction form moves about as many elements, in two kernels)
     // (the narrow-band kernel: r and p in place, q not stored: 6 vectors)
     if (res.reductions == kband::CGReductions::One && prec != kband::CGPreconditioner::Zebra)
-      vec_elems -= solver.narrow_band() && div == 0 ? 3 : 1;
+      vec_elems -= solver.narrow_band(!o.read_matrix) && div == 0 ? 3 : 1;
     const double elems_per_row = (cdiag ? 0.0 : matrix_elems_read(A, solver.upper_only())) + vec_elems;
     // verification after timing (x of the last timed solve)
     bool finite = false;
@@ -501,7 +501,8 @@ int run(const Options& o) {
     if (mname == "dense") note << ", sweeps " << swname;
     if (div > 0) note << ", work_items n/" << div;
     note << ", " << (res.reductions == kband::CGReductions::One ? "one reduction" : "two reductions") << " per iteration";
-    if (res.reductions == kband::CGReductions::One && solver.narrow_band() && div == 0) note << " (narrow-band kernel)";
+    if (res.reductions == kband::CGReductions::One && solver.narrow_band(!o.read_matrix) && div == 0)
+      note << " (narrow-band kernel)";
     if (solver.lines() > 0) note << ", lines=" << solver.lines() << "x" << solver.line_length();
     if (prec == kband::CGPreconditioner::Zebra) note << ", iterations on the black lines' Schur complement";
     // the Kokkos Kernels reference on the same matrix in CRS

@@ -148,10 +148,14 @@ class CGSolver {
   /// True when the one-reduction form (CGReductions::One, no preconditioner
   /// or Jacobi; CGOptions::work_items 0) runs the narrow-band kernel: CDS
   /// matrices whose half bandwidth is at most a quarter of a team's rows
-  /// (GPUs 2048, hosts 512).
+  /// (GPUs 2048, hosts 512), and whose x, r, p and read diagonals take at
+  /// most KBAND_CG_BAND_MAX_MIB (48 MiB; `constant_diagonals`: the value of
+  /// CGOptions::constant_diagonals the solve runs with).
   /// It moves the matrix and 6 vectors an iteration (r and p updated in
   /// place, A p formed again from p), against 8.
-  bool narrow_band() const { return !zebra_ && !line_ && impl::cg_narrow_band(op_, 0); }
+  bool narrow_band(const bool constant_diagonals = true) const {
+    return !zebra_ && !line_ && impl::cg_narrow_band(op_, constant_diagonals, 0);
+  }
   /// True when the matrix was found symmetric with each main and upper
   /// diagonal one value on all its rows (a constant-coefficient stencil such
   /// as the 1D Laplacian) when the solver was built: the product then uses

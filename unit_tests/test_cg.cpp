@@ -353,6 +353,27 @@ TEST(CGReductions, NarrowBandTeams) {
   }
 }
 
+/// The narrow-band kernel takes matrices whose x, r, p and read diagonals
+/// fit KBAND_CG_BAND_MAX_MIB (48 MiB): the 1D Laplacian of 2^20 rows both
+/// ways (24 or 40 MiB), of 2^21 rows with its constant diagonals only (48
+/// MiB), of 2^21 + 1 rows neither; never under the line preconditioner.
+TEST(CGReductions, NarrowBandWhereTheDataFitCache) {
+  struct Case {
+    int n;
+    bool constant, read;
+  };
+  for (const Case c : {Case{1 << 20, true, true}, Case{1 << 21, true, false}, Case{(1 << 21) + 1, false, false}}) {
+    const auto A = kband::make_laplacian_1d<double>(Exec(), c.n);
+    const auto solver = kband::make_cg_solver(Exec(), A, CGPreconditioner::None);
+    EXPECT_TRUE(solver.constant_diagonals());
+    EXPECT_EQ(solver.narrow_band(true), c.constant) << c.n;
+    EXPECT_EQ(solver.narrow_band(false), c.read) << c.n;
+  }
+  const auto P = kband::make_poisson_2d<double>(Exec(), 4, 50);
+  EXPECT_TRUE(kband::make_cg_solver(Exec(), P, CGPreconditioner::None).narrow_band());
+  EXPECT_FALSE(kband::make_cg_solver(Exec(), P, CGPreconditioner::Line).narrow_band());
+}
+
 /// A CDS matrix with the given diagonals, each one value on all its rows.
 kband::CDSMatrix<double> constant_stencil(const int n, const std::vector<int>& off, const std::vector<double>& val) {
   kband::CDSMatrix<double> A("stencil", n, off);

@@ -476,6 +476,15 @@ struct CGOneApply {
 #ifndef KBAND_CG_BAND_BATCH
 #define KBAND_CG_BAND_BATCH 4
 #endif
+/// The narrow-band kernel serves matrices whose iteration data (x, r, p and
+/// the diagonals it reads) take at most this many MiB: where they stay in a
+/// GPU's L2 cache between iterations. Larger ones take the row kernel
+/// (CGOneApply), which streams from memory more efficiently (H100, 1D
+/// Laplacian read from the matrix: narrow band 36.7 us an iteration at 2^20
+/// (40 MiB) against 41.4; 167 against 141 at 2^22; 634 against 558 at 2^24).
+#ifndef KBAND_CG_BAND_MAX_MIB
+#define KBAND_CG_BAND_MAX_MIB 48
+#endif
 
 /// The narrow-band one-reduction kernel's state: r and p in place, and the
 /// halo side buffers, by parity of k: team c's first and last 2w rows of p
@@ -648,11 +657,11 @@ bool cg_one_auto(const Op&, long) {
 /// Whether the operator's one-reduction form is CGBandApply (6 vectors an
 /// iteration, no second r and q buffers).
 template <class Op>
-auto cg_narrow_band(const Op& op, int) -> decltype(op.narrow_band()) {
-  return op.narrow_band();
+auto cg_narrow_band(const Op& op, const bool cdiag, int) -> decltype(op.narrow_band(cdiag)) {
+  return op.narrow_band(cdiag);
 }
 template <class Op>
-bool cg_narrow_band(const Op&, long) {
+bool cg_narrow_band(const Op&, bool, long) {
   return false;
 }
 /// Whether the operator multiplies from constant diagonals (CDSConstSymRow).
@@ -1704,7 +1713,7 @@ class CGDriver {
   template <class VB, class VX>
   CGResult solve_one(const Exec& exec, const VB& b, const VX& x, int maxit, int every, const Comm& comm, bool jacobi) {
     const int n = op_.n();
-    if (!(st_.band && cg_narrow_band(op_, 0)) && static_cast<int>(r1_.extent(0)) != n) {
+    if (!(st_.band && cg_narrow_band(op_, st_.cdiag, 0)) && static_cast<int>(r1_.extent(0)) != n) {
       r1_ = Vec(Kokkos::view_alloc(exec, std::string("kband::cg::r1")), n);
       q1_ = Vec(Kokkos::view_alloc(exec, std::string("kband::cg::q1")), n);
     }
@@ -1902,11 +1911,16 @@ struct CDSOperator : LocalOperator<Exec, T, Mem, CDSMatrix<T, Mem>> {
     sym = cds_symmetric(exec, M, up);
     constant = sym && cds_constant(exec, M, up, crow);
   }
-  /// The one-reduction form takes CGBandApply when the band is narrow: 4 w
-  /// <= the rows of a team, and its scratch fits.
-  bool narrow_band() const {
+  /// The one-reduction form takes CGBandApply when the band is narrow (4 w
+  /// <= the rows of a team, and its scratch fits) and x, r, p and the
+  /// diagonals the product reads (none when it multiplies by constant ones:
+  /// `cdiag`, CGOptions::constant_diagonals) take at most
+  /// KBAND_CG_BAND_MAX_MIB.
+  bool narrow_band(const bool cdiag) const {
     using K = Band<CDSRowOf<T, Mem>, kPrecNone>;
-    return w > 0 && 4 * w <= K::kChunk &&
+    const int read = constant && cdiag ? 0 : (sym ? up.nu + (up.main >= 0 ? 1 : 0) : this->A.ndiag());
+    const double mib = static_cast<double>(this->rows) * (3 + read) * sizeof(T) / (1024.0 * 1024.0);
+    return w > 0 && 4 * w <= K::kChunk && mib <= KBAND_CG_BAND_MAX_MIB &&
            K::scratch_values(w) * sizeof(T) <= static_cast<size_t>(Team<Exec>::scratch_size_max(0));
   }
   /// True when K1 reads only the main and upper diagonals.
@@ -1944,7 +1958,7 @@ struct CDSOperator : LocalOperator<Exec, T, Mem, CDSMatrix<T, Mem>> {
   }
   template <int P, class Row, class Slot>
   void launch_one(const Exec& exec, const CGOneFields<T, Mem>& f, const Row& row, const Slot& one) const {
-    if (f.st.band && narrow_band()) {
+    if (f.st.band && narrow_band(f.st.cdiag)) {
       using K = Band<Row, P>;
       const int n = this->rows, teams = (n + K::kChunk - 1) / K::kChunk;
       CGBandBuffers<T, Mem>& b = *band;
