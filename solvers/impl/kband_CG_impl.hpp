@@ -472,9 +472,14 @@ struct CGOneApply {
 #ifndef KBAND_CG_BAND_HOST_ROWS
 #define KBAND_CG_BAND_HOST_ROWS 512
 #endif
-/// Rows whose loads a thread of CGBandApply issues together (GPUs).
+/// Rows whose loads a thread of CGBandApply issues together (GPUs): rows
+/// that read the matrix, and rows of constant diagonals (CDSConstSymRow),
+/// which load only r and x.
 #ifndef KBAND_CG_BAND_BATCH
 #define KBAND_CG_BAND_BATCH 4
+#endif
+#ifndef KBAND_CG_BAND_BATCH_CONST
+#define KBAND_CG_BAND_BATCH_CONST 2
 #endif
 /// The narrow-band kernel serves matrices whose iteration data (x, r, p and
 /// the diagonals it reads) take at most this many MiB: where they stay in a
@@ -1899,9 +1904,12 @@ struct CDSOperator : LocalOperator<Exec, T, Mem, CDSMatrix<T, Mem>> {
   // CGBandApply: rows a thread and a team, the half bandwidth, the buffers
   // (made at the first solve that takes it)
   static constexpr int kBandRows = is_device_exec<Exec>::value ? KBAND_CG_BAND_ROWS : KBAND_CG_BAND_HOST_ROWS;
-  static constexpr int kBandBatch = is_device_exec<Exec>::value ? KBAND_CG_BAND_BATCH : 1;
+  template <class Row>
+  static constexpr int kBandBatch = !is_device_exec<Exec>::value                   ? 1
+                                    : std::is_same<Row, CDSConstSymRow<T>>::value ? KBAND_CG_BAND_BATCH_CONST
+                                                                                   : KBAND_CG_BAND_BATCH;
   template <class Row, int P>
-  using Band = CGBandApply<Exec, Row, T, Mem, P, kBandRows, kBandBatch>;
+  using Band = CGBandApply<Exec, Row, T, Mem, P, kBandRows, kBandBatch<Row>>;
   int w = 0;
   std::shared_ptr<CGBandBuffers<T, Mem>> band = std::make_shared<CGBandBuffers<T, Mem>>();
   // constant diagonals (sym only): the row of their values
