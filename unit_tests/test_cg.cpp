@@ -312,6 +312,12 @@ void reductions_sweep() {
 TEST(CGReductions, OneAgreesWithTwoDouble) { reductions_sweep<double>(); }
 TEST(CGReductions, OneAgreesWithTwoFloat) { reductions_sweep<float>(); }
 
+/// A test matrix and its name.
+struct NamedCDS {
+  kband::CDSMatrix<double> A;
+  std::string what;
+};
+
 /// The narrow-band one-reduction kernel (CGBandApply: teams of consecutive
 /// rows, r and p in place, halos through side buffers) on systems of many
 /// teams (GPUs: 2048 rows a team, hosts 512), including a last team shorter
@@ -320,11 +326,7 @@ TEST(CGReductions, OneAgreesWithTwoFloat) { reductions_sweep<float>(); }
 /// as the two-kernel form (to 2 %), true residuals in long double.
 TEST(CGReductions, NarrowBandTeams) {
   Rng rng(85);
-  struct Case {
-    kband::CDSMatrix<double> A;
-    std::string what;
-  };
-  std::vector<Case> cases;
+  std::vector<NamedCDS> cases;
   for (int n : {4100, 6001}) cases.push_back({kband::make_laplacian_1d<double>(Exec(), n), "laplacian " + std::to_string(n)});
   for (auto g : std::vector<std::pair<int, int>>{{3, 2000}, {9, 228}, {40, 60}})
     cases.push_back({kband::make_poisson_2d<double>(Exec(), g.first, g.second),
@@ -392,11 +394,7 @@ kband::CDSMatrix<double> constant_stencil(const int n, const std::vector<int>& o
 /// residuals in long double.
 TEST(CGConstantDiagonals, SameAsReadingTheMatrix) {
   Rng rng(86);
-  struct Case {
-    kband::CDSMatrix<double> A;
-    std::string what;
-  };
-  std::vector<Case> cases;
+  std::vector<NamedCDS> cases;
   cases.push_back({constant_stencil(1, {0}, {2.0}), "1 x 1"});
   for (int n : {2, 3, 7, 100, 4100})
     cases.push_back({kband::make_laplacian_1d<double>(Exec(), n), "laplacian " + std::to_string(n)});
