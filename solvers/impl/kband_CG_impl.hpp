@@ -539,7 +539,7 @@ struct CGBandApply {
     T a, beta;
     if (!f.scalars(a, beta)) return;  // the same for the whole team
     const int k = f.st.k, n = row.n, c = m.league_rank(), ts = m.team_size(), me = m.team_rank();
-    const int c0 = c * kChunk, c1 = c0 + kChunk < n ? c0 + kChunk : n, len = c1 - c0;
+    const int c0 = c * kChunk, c1 = c0 + kChunk < n ? c0 + kChunk : n;
     Scratch buf(m.team_scratch(0), scratch_values(w));
     T* const P = buf.data();           // p_{k-1}, rows c0 - 2w .. c1 + 2w
     T* const PN = P + kChunk + 4 * w;  // p_k, rows c0 - w .. c1 + w
