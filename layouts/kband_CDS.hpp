@@ -237,50 +237,32 @@ struct CDSSymRow {
   }
 };
 
-/// A symmetric CDS matrix whose main and upper diagonals each hold one value
-/// on all their rows (a constant-coefficient stencil, such as the 1D
-/// Laplacian): rows from those values (CDSSymRow's arithmetic, in the same
-/// order, so the products are the same to the bit), the matrix not read.
+/// The diagonals of a matrix whose diagonals each hold one value on all their
+/// rows (a constant-coefficient stencil, such as the 1D Laplacian), read the
+/// way a CDS data View is: entry (i, c) is column c's value. CDSSymRow over
+/// it multiplies by those values in the same order as over the matrix, so
+/// the products are the same to the bit, and the matrix is not read.
 template <class T>
-struct CDSConstSymRow {
-  using value_type = T;
-  CDSUpper up;
-  int n;
-  T main = T(0);
-  T du[CDSUpper::kMax] = {};
-  template <class V>
-  KOKKOS_INLINE_FUNCTION T apply(const int i, const V& v, const int lo, const int hi) const {
-    T s = up.main >= 0 ? main * v(i) : T(0);
-    for (int u = 0; u < up.nu; ++u) {
-      const int o = up.off[u];
-      if (i + o < hi) s += du[u] * v(i + o);
-      if (i - o >= lo) s += du[u] * v(i - o);
-    }
-    return s;
-  }
-  template <class V, class Q>
-  KOKKOS_INLINE_FUNCTION void apply_rows(const int i0, const int i1, const V& v, const Q& q, const int lo,
-                                         const int hi) const {
-    for (int i = i0; i < i1; ++i) q(i) = up.main >= 0 ? main * v(i) : T(0);
-    for (int u = 0; u < up.nu; ++u) {
-      const int o = up.off[u];
-      const int e = hi - o < i1 ? hi - o : i1;
-      for (int i = i0; i < e; ++i) q(i) += du[u] * v(i + o);
-      for (int i = lo + o > i0 ? lo + o : i0; i < i1; ++i) q(i) += du[u] * v(i - o);
-    }
-  }
+struct CDSConstColumns {
+  using non_const_value_type = T;
+  T v[CDSOffsets::kMax + 1] = {};
+  KOKKOS_INLINE_FUNCTION T operator()(int, const int c) const { return v[c]; }
 };
+template <class T>
+using CDSConstSymRow = CDSSymRow<CDSConstColumns<T>>;
 
 /// Counts the rows where a main or upper diagonal (`up`) differs from its
 /// value in `c` (exact comparison; NaN counts).
 template <class DataView, class T>
 struct CDSNonConstant {
   DataView data;
-  CDSConstSymRow<T> c;
+  CDSUpper up;
+  int n;
+  CDSConstColumns<T> c;
   KOKKOS_INLINE_FUNCTION void operator()(const int i, int& bad) const {
-    if (c.up.main >= 0 && !(data(i, c.up.main) == c.main)) ++bad;
-    for (int u = 0; u < c.up.nu; ++u)
-      if (i + c.up.off[u] < c.n && !(data(i, c.up.col[u]) == c.du[u])) ++bad;
+    if (up.main >= 0 && !(data(i, up.main) == c(i, up.main))) ++bad;
+    for (int u = 0; u < up.nu; ++u)
+      if (i + up.off[u] < n && !(data(i, up.col[u]) == c(i, up.col[u]))) ++bad;
   }
 };
 
@@ -325,7 +307,8 @@ struct CDSRow0 {
 template <class Exec, class T, class Mem>
 bool cds_constant(const Exec& exec, const CDSMatrix<T, Mem>& A, const CDSUpper& up, CDSConstSymRow<T>& row) {
   const int n = A.n();
-  row = CDSConstSymRow<T>{up, n};
+  CDSConstColumns<T> cols;
+  row = CDSConstSymRow<T>{cols, up, n};
   if (n == 0) return false;
   // the values of row 0 (an upper diagonal with no rows is never used),
   // gathered into a contiguous View (a strided one cannot be copied to the host)
@@ -337,11 +320,12 @@ bool cds_constant(const Exec& exec, const CDSMatrix<T, Mem>& A, const CDSUpper& 
   auto first = Kokkos::create_mirror_view(row0);
   Kokkos::deep_copy(exec, first, row0);
   exec.fence();
-  if (up.main >= 0) row.main = first(up.main);
-  for (int u = 0; u < up.nu; ++u) row.du[u] = up.off[u] < n ? first(up.col[u]) : T(0);
+  if (up.main >= 0) cols.v[up.main] = first(up.main);
+  for (int u = 0; u < up.nu; ++u) cols.v[up.col[u]] = up.off[u] < n ? first(up.col[u]) : T(0);
+  row.data = cols;
   int bad = 0;
   Kokkos::parallel_reduce("kband::cds_constant", Range<Exec>(exec, 0, n),
-                          CDSNonConstant<typename CDSMatrix<T, Mem>::data_view, T>{A.data(), row}, bad);
+                          CDSNonConstant<typename CDSMatrix<T, Mem>::data_view, T>{data, up, n, cols}, bad);
   return bad == 0;
 }
 
