@@ -1718,11 +1718,14 @@ class CGDriver {
   template <class VB, class VX>
   CGResult solve_one(const Exec& exec, const VB& b, const VX& x, int maxit, int every, const Comm& comm, bool jacobi) {
     const int n = op_.n();
-    if (!(st_.band && cg_narrow_band(op_, st_.cdiag, 0)) && static_cast<int>(r1_.extent(0)) != n) {
+    // the narrow-band kernel needs neither the second buffers nor A x0 (its
+    // kernel 0 forms that itself)
+    const bool band = st_.band && cg_narrow_band(op_, st_.cdiag, 0);
+    if (!band && static_cast<int>(r1_.extent(0)) != n) {
       r1_ = Vec(Kokkos::view_alloc(exec, std::string("kband::cg::r1")), n);
       q1_ = Vec(Kokkos::view_alloc(exec, std::string("kband::cg::q1")), n);
     }
-    op_.start(exec, x, p_[1], q_);
+    if (!band) op_.start(exec, x, p_[1], q_);
     auto kernel = [&](const int k) {
       st_.k = k;
       const Vec rb[2] = {r_, r1_}, qb[2] = {q_, q1_};
