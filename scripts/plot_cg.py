@@ -5,7 +5,8 @@
 usage: scripts/plot_cg.py RESULTS.json [MORE.json ...] [-o kband-cg.svg]
 
 One panel per matrix (1D Laplacian, 2D Poisson, dense SPD). Each input file
-is one series per kband variant (plain CG, line-preconditioned CG), labelled
+is one series per kband variant (plain CG, the line and zebra line
+preconditioners), labelled
 with its device; rows capped at a fixed iteration count (per-iteration
 figures only) are left out. Pure Python (no matplotlib).
 """
@@ -22,6 +23,8 @@ SEED_A100 = {
                   16: 2.751e-2, 18: 6.022e-2, 20: 0.3000},
     "dense": {4: 8.985e-4, 6: 5.011e-3, 8: 3.126e-2, 10: 2.047e-1, 12: 2.534},
 }
+# kband series: the bench's algorithm names and their labels
+PRECS = {"cg-kband": "", "cg-kband-line": " + line prec.", "cg-kband-zebra": " + zebra line prec."}
 TITLES = {"laplace1d": "1D Laplacian (CDS)", "poisson2d": "2D Poisson (CDS)", "dense": "dense SPD"}
 COLORS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#17becf"]
 
@@ -35,14 +38,14 @@ def load(files):
         prec = data.get("meta", {}).get("precision", "")
         groups = {}
         for r in data.get("rows", []):
-            if r.get("algorithm") not in ("cg-kband", "cg-kband-line") or "capped" in r.get("note", ""):
+            if r.get("algorithm") not in PRECS or "capped" in r.get("note", ""):
                 continue
             if r.get("layout") not in series or not r.get("time_median_s"):
                 continue
             key = (r["layout"], r["algorithm"])
             groups.setdefault(key, []).append((r["n"], r["time_median_s"]))
         for (m, algo), pts in groups.items():
-            label = "kband%s, %s%s" % (" + line prec." if algo.endswith("line") else "", dev,
+            label = "kband%s, %s%s" % (PRECS[algo], dev,
                                        ", " + prec if prec and prec != "double" else "")
             series[m].append((label, sorted(pts)))
     for m, pts in SEED_A100.items():
