@@ -794,6 +794,74 @@ TEST(CGIterations, CheckIntervalDoesNotChangeTheAnswer) {
     kband_test_cg::expect_check_interval_invariance(CGPreconditioner::Jacobi, 5, red);
 }
 
+/// Check points after the first eight look one batch ahead: the host posts a
+/// copy of the history, enqueues the next check_every iterations, then
+/// decides. The stop, the iteration count, the history and x must be those of
+/// a solve that checks once at the end, for each status and in both forms,
+/// also when the stop falls just before, at or after a check point.
+void LookAheadChecks_case(const kband::CGReductions red) {
+  SCOPED_TRACE(red == kband::CGReductions::One ? "one reduction" : "two reductions");
+  const int n = 200;  // converges in n / 2 = 100 iterations
+  DenseHost lap = DenseHost::laplacian_1d(n);
+  DenseHost ind = lap;
+  // indefinite at row 150; b = 1 on rows 0..49 only: the Krylov space
+  // reaches row 150 after some 100 iterations, and p.Ap <= 0 comes late
+  ind(150, 150) = -100;
+  const auto L = kband::cds_from_dense(Exec(), lap.to_device<double>());
+  const auto I = kband::cds_from_dense(Exec(), ind.to_device<double>());
+  Kokkos::View<double*> b("b", n), bi("bi", n);
+  Kokkos::deep_copy(b, 1.0);
+  Kokkos::deep_copy(Kokkos::subview(bi, Kokkos::make_pair(0, 50)), 1.0);
+  struct Case {
+    const char* name;
+    const std::decay_t<decltype(L)>* A;
+    int maxit;
+    CGStatus status;
+  };
+  const Case cases[] = {{"converged", &L, 0, CGStatus::Converged},
+                        {"max iterations", &L, 61, CGStatus::MaxIterations},
+                        {"max iterations at the stop", &L, 100, CGStatus::Converged},
+                        {"not SPD", &I, 0, CGStatus::NotSPD}};
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    kband::CGResult ref;
+    std::vector<double> xref;
+    for (int every : {1000000, 1, 2, 3, 5, 7, 9, 11, 13, 99, 100, 101}) {
+      SCOPED_TRACE("check_every " + std::to_string(every));
+      Kokkos::View<double*> x("x", n);
+      Kokkos::deep_copy(x, nan_value<double>());
+      Kokkos::deep_copy(x, 0.0);
+      kband::CGOptions opt;
+      opt.reductions = red;
+      opt.check_every = every;
+      opt.max_iterations = c.maxit;
+      const auto res = kband::cg(Exec(), *c.A, c.A == &L ? b : bi, x, opt);
+      const auto hx = kband_test_cg::to_host(x);
+      EXPECT_EQ(res.status, c.status) << res.message();
+      if (every == 1000000) {  // one check, at the stop
+        ref = res;
+        xref = hx;
+        if (c.status == CGStatus::Converged) EXPECT_EQ(res.iterations, c.A == &L ? n / 2 : res.iterations);
+        if (c.status == CGStatus::MaxIterations) EXPECT_EQ(res.iterations, c.maxit);
+        if (c.status == CGStatus::NotSPD) EXPECT_GT(res.iterations, 20);  // after the synchronous check points
+        std::printf("  %s, %s: %d iterations\n", red == kband::CGReductions::One ? "one" : "two", c.name,
+                    res.iterations);
+        continue;
+      }
+      EXPECT_EQ(res.iterations, ref.iterations);
+      ASSERT_EQ(res.history.size(), ref.history.size());
+      for (size_t j = 0; j < res.history.size(); ++j) EXPECT_EQ(res.history[j], ref.history[j]) << j;
+      int bad = 0;
+      for (int i = 0; i < n; ++i) bad += kband_test::same_bits(hx[i], xref[i]) ? 0 : 1;
+      EXPECT_EQ(bad, 0);
+    }
+  }
+}
+
+TEST(CGIterations, LookAheadChecks) {
+  for (auto red : {kband::CGReductions::Two, kband::CGReductions::One}) LookAheadChecks_case(red);
+}
+
 void IndefiniteMatrixIsNotSPD_case(const kband::CGReductions red) {
   SCOPED_TRACE(red == kband::CGReductions::One ? "one reduction" : "two reductions");
   kband::CGOptions opt;

@@ -26,7 +26,11 @@
 #include "kband_CDS.hpp"
 #include "kband_Thomas.hpp"
 
+#include <atomic>
+#include <chrono>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <limits>
 #include <vector>
 
@@ -1607,6 +1611,40 @@ class LineSolver {
   Kokkos::View<CGSums<T>, Mem> discard_;
 };
 
+/// Host memory that history slots are copied into while the device goes on:
+/// pinned where the backend has it (the copy is then asynchronous), plain
+/// host memory otherwise (the copy returns when it has landed).
+#ifdef KOKKOS_HAS_SHARED_HOST_PINNED_SPACE
+using CGMirrorSpace = Kokkos::SharedHostPinnedSpace;
+#else
+using CGMirrorSpace = Kokkos::HostSpace;
+#endif
+
+/// A copy of history slots j0..k (sums, or one-reduction sums) and, for the
+/// two-kernel form, p.Ap of j0..k-1, into one of two host mirrors, and the
+/// test that it has landed. The host fills the mirror with a signalling-NaN
+/// pattern before it posts the copy: every word of T the copy writes differs
+/// from it (arithmetic yields quiet NaNs only), so the copy has landed when
+/// no word holds the pattern any longer, whatever order it writes them in.
+template <class T>
+struct CGMirrorWords {
+  static_assert(sizeof(T) == 4 || sizeof(T) == 8, "CG history words are 4 or 8 bytes");
+  using W = std::conditional_t<sizeof(T) == 8, std::uint64_t, std::uint32_t>;
+  static constexpr W kMark = sizeof(T) == 8 ? W(0x7FF4A5A5A5A5A5A5ull) : W(0x7FA5A5A5u);
+  static void mark(void* p, size_t bytes) {
+    auto* w = static_cast<W*>(p);
+    for (size_t i = 0; i < bytes / sizeof(W); ++i) w[i] = kMark;
+  }
+  static bool landed(const void* p, size_t bytes) {
+    const volatile W* w = static_cast<const volatile W*>(p);
+    for (size_t i = bytes / sizeof(W); i-- > 0;)
+      if (w[i] == kMark) return false;
+    std::atomic_thread_fence(std::memory_order_acquire);  // the reads of the slots come after
+    return true;
+  }
+};
+
+
 /// Single-rank reductions: the history already holds the global sums.
 struct LocalComm {
   template <class Exec, class V>
@@ -1675,6 +1713,7 @@ class CGDriver {
     st_.cdiag = opt.constant_diagonals;
     alternate_ = opt.sweeps == CGSweeps::Alternate || (opt.sweeps == CGSweeps::Auto && is_device_exec<Exec>::value);
     Kokkos::deep_copy(exec, p_[0], T(0));
+    begin_checks(every);
     if constexpr (cg_one_reduction<Op>::value) {
       if (one_) return solve_one(exec, b, x, maxit, every, comm, pk == kPrecJacobi);
     }
@@ -1688,22 +1727,18 @@ class CGDriver {
     } else {
       reduce_sums(exec, comm, CGSumsKernel<T, Mem>{st_, r_, b, q_, aux_, pk}, 0);
     }
-    int k = 0, done_at = -1;
+    int k = 0;
     CGResult res;
     for (; k < maxit;) {
       st_.k = k;
       Vec pold = p_[k % 2], pnew = p_[(k + 1) % 2];
       iterate(exec, comm, pk, pold, pnew, x);
       ++k;
-      if (k % every == 0 || k == maxit) {
-        if (comm.agree(analyse(exec, k, maxit, res))) {
-          done_at = k;
-          break;
-        }
-      }
+      if ((k % every == 0 || k == maxit) && check(exec, comm, k, maxit, res)) break;
     }
-    if (done_at < 0) analyse(exec, k, maxit, res);
-    // the deferred x update of the last iteration (a no-op unless it ran)
+    if (maxit == 0) check(exec, comm, 0, maxit, res);
+    // the deferred x update of the last enqueued iteration (a no-op unless it
+    // ran; iterations enqueued after the stop do nothing)
     st_.k = k;
     finish_x(exec, pk, x);
     return res;
@@ -1746,11 +1781,9 @@ class CGDriver {
     for (; k < maxit;) {
       kernel(k + 1);
       ++k;
-      if (k % every == 0 || k == maxit) {
-        if (comm.agree(analyse(exec, k, maxit, res))) return res;
-      }
+      if ((k % every == 0 || k == maxit) && check(exec, comm, k, maxit, res)) return res;
     }
-    analyse(exec, k, maxit, res);
+    check(exec, comm, k, maxit, res);  // maxit = 0
     return res;
   }
 
@@ -1796,41 +1829,109 @@ class CGDriver {
     op_.finish(exec, CGFinish<T, Mem, kPrecNone>{step_of<kPrecNone>(pold, pold, x)});
   }
 
-  /// Reads the history up to k (fences) and decides; true when the solve
-  /// stopped. Incremental: res.history holds the entries 0..j0 of earlier
-  /// calls of this solve (every one passed the checks below), so only the
-  /// slots from j0 on are copied and examined: a solve of K iterations
-  /// reads O(K) history in all, not O(K^2 / check_every).
-  bool analyse(const Exec& exec, int k, int maxit, CGResult& res) {
-    const int j0 = res.history.empty() ? 0 : static_cast<int>(res.history.size()) - 1;
-    const size_t len = one_ ? st_.one.extent(0) : st_.sums.extent(0);
-    if (hsums_.extent(0) < len) {
-      hsums_ = decltype(hsums_)(std::string("kband::cg::host_sums"), len);
-      hpap_ = decltype(hpap_)(std::string("kband::cg::host_pap"), len);
+  /// Check points. At iteration k (a multiple of check_every, or the last)
+  /// the host posts a copy of the history slots since the previous check
+  /// point into a host mirror, and decides from them once they have landed.
+  /// The first kCGSyncChecks check points wait for their copy at once (as a
+  /// fence would). After those, the host enqueues the next check_every
+  /// iterations before it waits, so that the device never drains between
+  /// checks; iterations enqueued after the stop do nothing (every kernel
+  /// reads the stop from the history). Each slot is copied and examined
+  /// once: a solve of K iterations reads O(K) history.
+  static constexpr int kCGSyncChecks = 8;
+  struct Post {
+    int j0 = 0, k = -1, slot = 0;
+  };
+  void begin_checks(const int every) {
+    const size_t len = static_cast<size_t>(every) + 1;  // slots j0..k of one check point
+    for (int s = 0; s < 2; ++s) {
+      if (mone_[s].extent(0) < len) mone_[s] = Mirror<CGOneSums<T>>(std::string("kband::cg::host_history"), len);
+      if (msums_[s].extent(0) < len) msums_[s] = Mirror<CGSums<T>>(std::string("kband::cg::host_sums"), len);
+      if (mpap_[s].extent(0) < len) mpap_[s] = Mirror<T>(std::string("kband::cg::host_pap"), len);
     }
-    exec.fence();
-    if (one_) {  // the same fields from the one-reduction history
-      if (hone_.extent(0) < len) hone_ = decltype(hone_)(std::string("kband::cg::host_history"), len);
-      Kokkos::deep_copy(Kokkos::subview(hone_, Kokkos::make_pair(j0, k + 1)),
-                        Kokkos::subview(st_.one, Kokkos::make_pair(j0, k + 1)));
-      for (int j = j0; j <= k; ++j) {
-        hsums_(j).rr = hone_(j).rr;
-        hsums_(j).rz = hone_(j).rz;
-        hpap_(j) = hone_(j).pap;
-      }
+    posted_ = 0;
+    nposts_ = 0;
+    checks_ = 0;
+    pending_ = Post{};
+  }
+  /// Marks a mirror and enqueues the copy of history slots j0..k into it.
+  Post post(const Exec& exec, const int k) {
+    const Post p{posted_, k, nposts_++ % 2};
+    posted_ = k;
+    const auto slots = Kokkos::make_pair(p.j0, k + 1), to = Kokkos::make_pair(0, k + 1 - p.j0);
+    if (one_) {
+      auto dst = Kokkos::subview(mone_[p.slot], to);
+      CGMirrorWords<T>::mark(dst.data(), dst.span() * sizeof(CGOneSums<T>));
+      Kokkos::deep_copy(exec, dst, Kokkos::subview(st_.one, slots));
     } else {
-      Kokkos::deep_copy(Kokkos::subview(hsums_, Kokkos::make_pair(j0, k + 1)),
-                        Kokkos::subview(st_.sums, Kokkos::make_pair(j0, k + 1)));
-      if (k > j0)
-        Kokkos::deep_copy(Kokkos::subview(hpap_, Kokkos::make_pair(j0, k)),
-                          Kokkos::subview(st_.pap, Kokkos::make_pair(j0, k)));
+      auto dst = Kokkos::subview(msums_[p.slot], to);
+      CGMirrorWords<T>::mark(dst.data(), dst.span() * sizeof(CGSums<T>));
+      Kokkos::deep_copy(exec, dst, Kokkos::subview(st_.sums, slots));
+      if (k > p.j0) {
+        auto pd = Kokkos::subview(mpap_[p.slot], Kokkos::make_pair(0, k - p.j0));
+        CGMirrorWords<T>::mark(pd.data(), pd.span() * sizeof(T));
+        Kokkos::deep_copy(exec, pd, Kokkos::subview(st_.pap, Kokkos::make_pair(p.j0, k)));
+      }
     }
-    const auto& hs = hsums_;
-    const auto& hp = hpap_;
-    const double rr0 = static_cast<double>(hs(0).rr);
+    return p;
+  }
+  bool landed(const Post& p) const {
+    const size_t m = static_cast<size_t>(p.k - p.j0) + 1;
+    if (one_) return CGMirrorWords<T>::landed(mone_[p.slot].data(), m * sizeof(CGOneSums<T>));
+    return CGMirrorWords<T>::landed(msums_[p.slot].data(), m * sizeof(CGSums<T>)) &&
+           CGMirrorWords<T>::landed(mpap_[p.slot].data(), (m - 1) * sizeof(T));
+  }
+  /// Waits for a posted copy. After a second without it the host fences
+  /// (which reports a failed kernel) and looks once more.
+  void wait(const Exec& exec, const Post& p) const {
+    const auto t0 = std::chrono::steady_clock::now();
+    for (long spin = 1; !landed(p); ++spin) {
+      if (spin % 1024 == 0 && std::chrono::steady_clock::now() - t0 > std::chrono::seconds(1)) {
+        exec.fence();
+        require(landed(p), "kband::cg: a copy of the residual history did not arrive");
+        return;
+      }
+    }
+  }
+  /// Check point k; true when the solve stopped (every posted copy has then
+  /// landed, so the mirrors are free for the next solve).
+  bool check(const Exec& exec, const Comm& comm, const int k, const int maxit, CGResult& res) {
+    const Post now = post(exec, k);
+    ++checks_;
+    if (pending_.k >= 0) {
+      const Post p = pending_;
+      pending_ = Post{};
+      if (comm.agree(analyse(exec, p, maxit, res))) {
+        wait(exec, now);
+        return true;
+      }
+    }
+    if (checks_ <= kCGSyncChecks || k >= maxit) return comm.agree(analyse(exec, now, maxit, res));
+    pending_ = now;
+    return false;
+  }
+
+  /// Decides from the slots of a posted copy (waits for it); true when the
+  /// solve stopped. res.history holds the entries 0..j0 of earlier check
+  /// points, every one of which passed the tests below.
+  bool analyse(const Exec& exec, const Post& p, const int maxit, CGResult& res) {
+    wait(exec, p);
+    const int j0 = p.j0, k = p.k;
+    auto hs = [&](const int j) {
+      if (!one_) return msums_[p.slot](j - j0);
+      const CGOneSums<T>& o = mone_[p.slot](j - j0);
+      CGSums<T> v;
+      v.rr = o.rr;
+      v.rz = o.rz;
+      return v;
+    };
+    auto hp = [&](const int j) { return one_ ? mone_[p.slot](j - j0).pap : mpap_[p.slot](j - j0); };
+    if (j0 == 0) rr0_ = hs(0).rr;
+    const double rr0 = static_cast<double>(rr0_);
     auto rel = [&](int j) { return rr0 > 0 ? std::sqrt(static_cast<double>(hs(j).rr) / rr0) : 0.0; };
     for (int j = j0; j <= k; ++j) {
-      const double rr = hs(j).rr, rz = hs(j).rz;
+      const CGSums<T> h = hs(j);
+      const double rr = h.rr, rz = h.rz;
       if (j >= static_cast<int>(res.history.size())) res.history.push_back(rel(j));
       res.iterations = j;
       res.relative_residual = rel(j);
@@ -1839,7 +1940,7 @@ class CGDriver {
         return true;
       }
       // the same comparison as the device, in T
-      if (!(hs(j).rr > st_.tol2 * hs(0).rr)) {
+      if (!(h.rr > st_.tol2 * rr0_)) {
         res.status = CGStatus::Converged;
         return true;
       }
@@ -1871,9 +1972,15 @@ class CGDriver {
   bool one_ = false;  // this solve runs the one-reduction form
   Vec r_, q_, aux_, p_[2];
   Vec r1_, q1_;  // the one-reduction form's second r and q buffers
-  typename Kokkos::View<CGSums<T>*, Mem>::HostMirror hsums_;  // host copies of the history (analyse)
-  typename Kokkos::View<T*, Mem>::HostMirror hpap_;
-  typename Kokkos::View<CGOneSums<T>*, Mem>::HostMirror hone_;
+  // the host mirrors of the history (check points), two of each
+  template <class E>
+  using Mirror = Kokkos::View<E*, CGMirrorSpace>;
+  Mirror<CGSums<T>> msums_[2];
+  Mirror<T> mpap_[2];
+  Mirror<CGOneSums<T>> mone_[2];
+  T rr0_ = T(0);  // r.r at k = 0
+  int posted_ = 0, nposts_ = 0, checks_ = 0;
+  Post pending_;  // the check point posted, not yet analysed
 };
 
 /// What the single-rank operators share: no halo, the start spmv, the finish.
