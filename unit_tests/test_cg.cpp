@@ -794,9 +794,9 @@ TEST(CGIterations, CheckIntervalDoesNotChangeTheAnswer) {
     kband_test_cg::expect_check_interval_invariance(CGPreconditioner::Jacobi, 5, red);
 }
 
-/// Check points after the first eight look one batch ahead: the host posts a
+/// Check points after the first 32 look one batch ahead: the host posts a
 /// copy of the history, enqueues the next check_every iterations, then
-/// decides. The stop, the iteration count, the history and x must be those of
+/// decides (check_every 1, 2 and 3 reach that phase here). The stop, the iteration count, the history and x must be those of
 /// a solve that checks once at the end, for each status and in both forms,
 /// also when the stop falls just before, at or after a check point.
 void LookAheadChecks_case(const kband::CGReductions red) {
@@ -843,7 +843,7 @@ void LookAheadChecks_case(const kband::CGReductions red) {
         xref = hx;
         if (c.status == CGStatus::Converged) EXPECT_EQ(res.iterations, c.A == &L ? n / 2 : res.iterations);
         if (c.status == CGStatus::MaxIterations) EXPECT_EQ(res.iterations, c.maxit);
-        if (c.status == CGStatus::NotSPD) EXPECT_GT(res.iterations, 20);  // after the synchronous check points
+        if (c.status == CGStatus::NotSPD) EXPECT_GT(res.iterations, 99);  // past 32 checks at check_every <= 3
         std::printf("  %s, %s: %d iterations\n", red == kband::CGReductions::One ? "one" : "two", c.name,
                     res.iterations);
         continue;
