@@ -1847,11 +1847,13 @@ class CGDriver {
     int j0 = 0, k = -1, slot = 0;
   };
   void begin_checks(const int every) {
-    const size_t len = static_cast<size_t>(every) + 1;  // slots j0..k of one check point
-    for (int s = 0; s < 2; ++s) {
-      if (mone_[s].extent(0) < len) mone_[s] = Mirror<CGOneSums<T>>(std::string("kband::cg::host_history"), len);
-      if (msums_[s].extent(0) < len) msums_[s] = Mirror<CGSums<T>>(std::string("kband::cg::host_sums"), len);
-      if (mpap_[s].extent(0) < len) mpap_[s] = Mirror<T>(std::string("kband::cg::host_pap"), len);
+    // two mirrors (rows) of the slots j0..k of one check point, for this
+    // solve's form only (pinned allocations are slow)
+    const size_t len = static_cast<size_t>(every) + 1;
+    if (one_ && mone_.extent(1) < len) mone_ = Mirror<CGOneSums<T>>(std::string("kband::cg::host_history"), 2, len);
+    if (!one_ && msums_.extent(1) < len) {
+      msums_ = Mirror<CGSums<T>>(std::string("kband::cg::host_sums"), 2, len);
+      mpap_ = Mirror<T>(std::string("kband::cg::host_pap"), 2, len);
     }
     posted_ = 0;
     nposts_ = 0;
@@ -1864,15 +1866,15 @@ class CGDriver {
     posted_ = k;
     const auto slots = Kokkos::make_pair(p.j0, k + 1), to = Kokkos::make_pair(0, k + 1 - p.j0);
     if (one_) {
-      auto dst = Kokkos::subview(mone_[p.slot], to);
+      auto dst = Kokkos::subview(mone_, p.slot, to);
       CGMirrorWords<T>::mark(dst.data(), dst.span() * sizeof(CGOneSums<T>));
       Kokkos::deep_copy(exec, dst, Kokkos::subview(st_.one, slots));
     } else {
-      auto dst = Kokkos::subview(msums_[p.slot], to);
+      auto dst = Kokkos::subview(msums_, p.slot, to);
       CGMirrorWords<T>::mark(dst.data(), dst.span() * sizeof(CGSums<T>));
       Kokkos::deep_copy(exec, dst, Kokkos::subview(st_.sums, slots));
       if (k > p.j0) {
-        auto pd = Kokkos::subview(mpap_[p.slot], Kokkos::make_pair(0, k - p.j0));
+        auto pd = Kokkos::subview(mpap_, p.slot, Kokkos::make_pair(0, k - p.j0));
         CGMirrorWords<T>::mark(pd.data(), pd.span() * sizeof(T));
         Kokkos::deep_copy(exec, pd, Kokkos::subview(st_.pap, Kokkos::make_pair(p.j0, k)));
       }
@@ -1881,9 +1883,9 @@ class CGDriver {
   }
   bool landed(const Post& p) const {
     const size_t m = static_cast<size_t>(p.k - p.j0) + 1;
-    if (one_) return CGMirrorWords<T>::landed(mone_[p.slot].data(), m * sizeof(CGOneSums<T>));
-    return CGMirrorWords<T>::landed(msums_[p.slot].data(), m * sizeof(CGSums<T>)) &&
-           CGMirrorWords<T>::landed(mpap_[p.slot].data(), (m - 1) * sizeof(T));
+    if (one_) return CGMirrorWords<T>::landed(&mone_(p.slot, 0), m * sizeof(CGOneSums<T>));
+    return CGMirrorWords<T>::landed(&msums_(p.slot, 0), m * sizeof(CGSums<T>)) &&
+           CGMirrorWords<T>::landed(&mpap_(p.slot, 0), (m - 1) * sizeof(T));
   }
   /// Waits for a posted copy. After a second without it the host fences
   /// (which reports a failed kernel) and looks once more.
@@ -1922,14 +1924,14 @@ class CGDriver {
     wait(exec, p);
     const int j0 = p.j0, k = p.k;
     auto hs = [&](const int j) {
-      if (!one_) return msums_[p.slot](j - j0);
-      const CGOneSums<T>& o = mone_[p.slot](j - j0);
+      if (!one_) return msums_(p.slot, j - j0);
+      const CGOneSums<T>& o = mone_(p.slot, j - j0);
       CGSums<T> v;
       v.rr = o.rr;
       v.rz = o.rz;
       return v;
     };
-    auto hp = [&](const int j) { return one_ ? mone_[p.slot](j - j0).pap : mpap_[p.slot](j - j0); };
+    auto hp = [&](const int j) { return one_ ? mone_(p.slot, j - j0).pap : mpap_(p.slot, j - j0); };
     if (j0 == 0) rr0_ = hs(0).rr;
     const double rr0 = static_cast<double>(rr0_);
     auto rel = [&](int j) { return rr0 > 0 ? std::sqrt(static_cast<double>(hs(j).rr) / rr0) : 0.0; };
@@ -1978,10 +1980,10 @@ class CGDriver {
   Vec r1_, q1_;  // the one-reduction form's second r and q buffers
   // the host mirrors of the history (check points), two of each
   template <class E>
-  using Mirror = Kokkos::View<E*, CGMirrorSpace>;
-  Mirror<CGSums<T>> msums_[2];
-  Mirror<T> mpap_[2];
-  Mirror<CGOneSums<T>> mone_[2];
+  using Mirror = Kokkos::View<E**, Kokkos::LayoutRight, CGMirrorSpace>;
+  Mirror<CGSums<T>> msums_;
+  Mirror<T> mpap_;
+  Mirror<CGOneSums<T>> mone_;
   T rr0_ = T(0);  // r.r at k = 0
   int posted_ = 0, nposts_ = 0, checks_ = 0;
   Post pending_;  // the check point posted, not yet analysed
