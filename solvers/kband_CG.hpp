@@ -155,9 +155,12 @@ class CGSolver {
   /// most KBAND_CG_BAND_MAX_MIB (48 MiB; `constant_diagonals`: the value of
   /// CGOptions::constant_diagonals the solve runs with).
   /// It moves the matrix and 6 vectors an iteration (r and p updated in
-  /// place, A p formed again from p), against 8.
-  bool narrow_band(const bool constant_diagonals = true) const {
-    return !zebra_ && !line_ && impl::cg_narrow_band(op_, constant_diagonals, 0);
+  /// place, A p formed again from p), against 8. `mode`: the value of
+  /// CGOptions::narrow_band (Auto also asks for enough rows to fill the
+  /// device; CGBand).
+  bool narrow_band(const bool constant_diagonals = true, const CGBand mode = CGBand::Auto) const {
+    return !zebra_ && !line_ && mode != CGBand::Never &&
+           impl::cg_narrow_band(op_, constant_diagonals, mode == CGBand::Always, 0);
   }
   /// True when the matrix was found symmetric with each main and upper
   /// diagonal one value on all its rows (a constant-coefficient stencil such

@@ -324,6 +324,7 @@ struct NamedCDS {
 /// than twice the band (2D Poisson 9 x 228: 4 rows against w = 9) and a
 /// wide band (w = 40): the same iterations
 /// as the two-kernel form (to 2 %), true residuals in long double.
+/// (CGBand::Always: under Auto a GPU takes the row kernel at these sizes.)
 TEST(CGReductions, NarrowBandTeams) {
   Rng rng(85);
   std::vector<NamedCDS> cases;
@@ -341,6 +342,7 @@ TEST(CGReductions, NarrowBandTeams) {
         kband::CGOptions opt;
         opt.tol = 1e-10;
         opt.reductions = f == 0 ? kband::CGReductions::Two : kband::CGReductions::One;
+        opt.narrow_band = kband::CGBand::Always;  // these sizes would fill few of a GPU's multiprocessors
         Kokkos::View<double*> x("x", n);
         Kokkos::deep_copy(x, 0.5);  // x0 != 0: kernel 0 reads it as p
         const auto res = kband::cg(Exec(), c.A, b, x, opt, p);
@@ -372,8 +374,49 @@ TEST(CGReductions, NarrowBandWhereTheDataFitCache) {
     EXPECT_EQ(solver.narrow_band(false), c.read) << c.n;
   }
   const auto P = kband::make_poisson_2d<double>(Exec(), 4, 50);
-  EXPECT_TRUE(kband::make_cg_solver(Exec(), P, CGPreconditioner::None).narrow_band());
-  EXPECT_FALSE(kband::make_cg_solver(Exec(), P, CGPreconditioner::Line).narrow_band());
+  EXPECT_TRUE(kband::make_cg_solver(Exec(), P, CGPreconditioner::None).narrow_band(true, kband::CGBand::Always));
+  EXPECT_FALSE(kband::make_cg_solver(Exec(), P, CGPreconditioner::None).narrow_band(true, kband::CGBand::Never));
+  EXPECT_FALSE(kband::make_cg_solver(Exec(), P, CGPreconditioner::Line).narrow_band(true, kband::CGBand::Always));
+}
+
+/// CGBand::Auto asks for 2 teams (2048 rows on GPUs, 512 on hosts) for
+/// every 2048 threads the device holds; a small matrix then takes the row
+/// kernel on GPUs, and the answer is the same as on the narrow-band one.
+TEST(CGReductions, NarrowBandNeedsRowsToFillTheDevice) {
+  const long threads = static_cast<long>(Exec().concurrency());
+  const int team_rows = kband::impl::is_device_exec<Exec>::value ? 2048 : 512;
+  const int n = 3 * team_rows + 5;  // 4 teams
+  const auto A = kband::make_laplacian_1d<double>(Exec(), n);
+  const auto solver = kband::make_cg_solver(Exec(), A, CGPreconditioner::None);
+  EXPECT_EQ(solver.narrow_band(true), 4 * 1024 >= threads);
+  EXPECT_TRUE(solver.narrow_band(true, kband::CGBand::Always));
+  EXPECT_FALSE(solver.narrow_band(true, kband::CGBand::Never));
+  // 2^21 rows: 1024 GPU teams, enough for devices of up to 2^20 threads
+  if (threads <= (1L << 20))
+    EXPECT_TRUE(kband::make_cg_solver(Exec(), kband::make_laplacian_1d<double>(Exec(), 1 << 21), CGPreconditioner::None)
+                    .narrow_band(true));
+  Rng rng(87);
+  const std::vector<double> bh = random_vector<double>(n, rng);
+  const auto b = kband_test_cg::to_device(bh);
+  std::vector<double> xs[3];
+  int its[3];
+  const kband::CGBand modes[3] = {kband::CGBand::Auto, kband::CGBand::Always, kband::CGBand::Never};
+  for (int m = 0; m < 3; ++m) {
+    auto s = kband::make_cg_solver(Exec(), A, CGPreconditioner::None);
+    kband::CGOptions opt;
+    opt.reductions = kband::CGReductions::One;
+    opt.narrow_band = modes[m];
+    Kokkos::View<double*> x("x", n);
+    Kokkos::deep_copy(x, nan_value<double>());
+    Kokkos::deep_copy(x, 0.0);
+    const auto res = s.solve(Exec(), b, x, opt);
+    ASSERT_EQ(res.status, CGStatus::Converged) << m << " " << res.message();
+    its[m] = res.iterations;
+    xs[m] = kband_test_cg::to_host(x);
+    EXPECT_LT(cds_true_residual(A, bh, xs[m]), 1e-7) << m;
+  }
+  EXPECT_LE(std::abs(its[1] - its[2]), 1 + its[2] / 50);
+  EXPECT_EQ(its[0], its[solver.narrow_band(true) ? 1 : 2]);
 }
 
 /// A CDS matrix with the given diagonals, each one value on all its rows.
@@ -417,6 +460,7 @@ TEST(CGConstantDiagonals, SameAsReadingTheMatrix) {
           opt.tol = 1e-10;
           opt.reductions = red;
           opt.work_items = items;
+          opt.narrow_band = kband::CGBand::Always;  // at these sizes, also on GPUs
           std::vector<double> xs[2];
           int its[2] = {-1, -2};
           for (int f = 0; f < 2; ++f) {

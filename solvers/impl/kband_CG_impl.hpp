@@ -106,6 +106,20 @@ enum class CGSweeps { Auto, Forward, Alternate };
 ///    2D Poisson; the product is not memory-bound there).
 enum class CGReductions { Auto, Two, One };
 
+/// The one-reduction form's narrow-band kernel (CGBandApply,
+/// CGSolver::narrow_band()), where its data fit a GPU's L2:
+///  - Auto: where the matrix also gives the device two of its 2048-row
+///    teams for every 2048 threads it holds (two a multiprocessor on NVIDIA
+///    GPUs). Fewer teams leave the GPU waiting on each team's chain of
+///    loads and barriers: H100, one-reduction form, us an iteration, 1D
+///    Laplacian 2^10 .. 2^18 (1-128 teams) 10.4-13.0 against 6.5-10.7 on the
+///    row kernel, 2D Poisson 2^12 (2 teams) 19.4-19.7 against 7.7-8.4; 1D
+///    Laplacian 2^20 (512 teams) 22.2-22.4 against 33.7-33.9.
+///  - Always: wherever its data fit (hosts, where teams are 512 rows of one
+///    thread, take this rule under Auto too);
+///  - Never: the row kernel (CGOneApply).
+enum class CGBand { Auto, Always, Never };
+
 struct CGOptions {
   double tol = 1e-8;       ///< stop when ||r_k||_2 <= tol ||r_0||_2 (seed 003's test)
   int max_iterations = 0;  ///< 0: 2 n + 10
@@ -121,6 +135,8 @@ struct CGOptions {
   int work_items = 0;
   /// Reductions per iteration: one kernel or two (CGReductions).
   CGReductions reductions = CGReductions::Auto;
+  /// The one-reduction form's narrow-band kernel (CGBand).
+  CGBand narrow_band = CGBand::Auto;
   /// Single-rank CDS matrices that are symmetric with each main and upper
   /// diagonal one value on all its rows (constant-coefficient stencils: the
   /// 1D Laplacian) are multiplied from those values without reading the
@@ -215,8 +231,9 @@ struct CGState {
   // flipped, it takes the tiles from the last one, each from its last row up.
   bool flip = false;
   // The one-reduction form may take the narrow-band kernel (CGBandApply):
-  // CGOptions::work_items is 0 (a set count tunes the row kernel).
-  bool band = true;
+  // CGOptions::work_items is 0 (a set count tunes the row kernel) and
+  // CGOptions::narrow_band is not Never; band_any: Always.
+  bool band = true, band_any = false;
   // CDS operators may multiply from constant diagonals (CGOptions::constant_diagonals).
   bool cdiag = true;
   // (The kernels' Blocks parameter, !is_device_exec, relies on this mapping.)
@@ -666,11 +683,11 @@ bool cg_one_auto(const Op&, long) {
 /// Whether the operator's one-reduction form is CGBandApply (6 vectors an
 /// iteration, no second r and q buffers).
 template <class Op>
-auto cg_narrow_band(const Op& op, const bool cdiag, int) -> decltype(op.narrow_band(cdiag)) {
-  return op.narrow_band(cdiag);
+auto cg_narrow_band(const Op& op, const bool cdiag, const bool any, int) -> decltype(op.narrow_band(cdiag, any)) {
+  return op.narrow_band(cdiag, any);
 }
 template <class Op>
-bool cg_narrow_band(const Op&, bool, long) {
+bool cg_narrow_band(const Op&, bool, bool, long) {
   return false;
 }
 /// Whether the operator multiplies from constant diagonals (CDSConstSymRow).
@@ -1709,7 +1726,8 @@ class CGDriver {
     const int resident = static_cast<int>(exec.concurrency()) / (one_ ? 8 / kCGOneBlocks : 1);
     st_.set_rows(n, is_device_exec<Exec>::value, opt.work_items > 0 ? opt.work_items : resident);
     st_.flip = false;
-    st_.band = opt.work_items == 0;
+    st_.band = opt.work_items == 0 && opt.narrow_band != CGBand::Never;
+    st_.band_any = opt.narrow_band == CGBand::Always;
     st_.cdiag = opt.constant_diagonals;
     alternate_ = opt.sweeps == CGSweeps::Alternate || (opt.sweeps == CGSweeps::Auto && is_device_exec<Exec>::value);
     Kokkos::deep_copy(exec, p_[0], T(0));
@@ -1755,7 +1773,7 @@ class CGDriver {
     const int n = op_.n();
     // the narrow-band kernel needs neither the second buffers nor A x0 (its
     // kernel 0 forms that itself)
-    const bool band = st_.band && cg_narrow_band(op_, st_.cdiag, 0);
+    const bool band = st_.band && cg_narrow_band(op_, st_.cdiag, st_.band_any, 0);
     if (!band && static_cast<int>(r1_.extent(0)) != n) {
       r1_ = Vec(Kokkos::view_alloc(exec, std::string("kband::cg::r1")), n);
       q1_ = Vec(Kokkos::view_alloc(exec, std::string("kband::cg::q1")), n);
@@ -2039,13 +2057,16 @@ struct CDSOperator : LocalOperator<Exec, T, Mem, CDSMatrix<T, Mem>> {
   /// <= the rows of a team, and its scratch fits) and x, r, p and the
   /// diagonals the product reads (none when it multiplies by constant ones:
   /// `cdiag`, CGOptions::constant_diagonals) take at most
-  /// KBAND_CG_BAND_MAX_MIB.
-  bool narrow_band(const bool cdiag) const {
+  /// KBAND_CG_BAND_MAX_MIB; unless `any` (CGBand::Always), the matrix must
+  /// also give 2 teams for every 2048 threads the device holds (CGBand).
+  bool narrow_band(const bool cdiag, const bool any = false) const {
     using K = Band<CDSRowOf<T, Mem>, kPrecNone>;
     const int read = constant && cdiag ? 0 : (sym ? up.nu + (up.main >= 0 ? 1 : 0) : this->A.ndiag());
     const double mib = static_cast<double>(this->rows) * (3 + read) * sizeof(T) / (1024.0 * 1024.0);
+    const long teams = (static_cast<long>(this->rows) + K::kChunk - 1) / K::kChunk;
     return w > 0 && 4 * w <= K::kChunk && mib <= KBAND_CG_BAND_MAX_MIB &&
-           K::scratch_values(w) * sizeof(T) <= static_cast<size_t>(Team<Exec>::scratch_size_max(0));
+           K::scratch_values(w) * sizeof(T) <= static_cast<size_t>(Team<Exec>::scratch_size_max(0)) &&
+           (any || teams * 1024 >= static_cast<long>(Exec().concurrency()));
   }
   /// True when K1 reads only the main and upper diagonals.
   bool upper_only() const { return sym; }
@@ -2082,7 +2103,7 @@ struct CDSOperator : LocalOperator<Exec, T, Mem, CDSMatrix<T, Mem>> {
   }
   template <int P, class Row, class Slot>
   void launch_one(const Exec& exec, const CGOneFields<T, Mem>& f, const Row& row, const Slot& one) const {
-    if (f.st.band && narrow_band(f.st.cdiag)) {
+    if (f.st.band && narrow_band(f.st.cdiag, f.st.band_any)) {
       using K = Band<Row, P>;
       const int n = this->rows, teams = (n + K::kChunk - 1) / K::kChunk;
       CGBandBuffers<T, Mem>& b = *band;
