@@ -30,7 +30,6 @@
 #include <chrono>
 #include <cmath>
 #include <cstdint>
-#include <cstring>
 #include <limits>
 #include <vector>
 
@@ -1660,7 +1659,6 @@ struct CGMirrorWords {
     return true;
   }
 };
-
 
 /// Single-rank reductions: the history already holds the global sums.
 struct LocalComm {
