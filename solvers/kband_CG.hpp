@@ -39,9 +39,10 @@
 // numerator r_{k+1}.z_{k+1} comes from iteration k's sums), two elsewhere
 // (fused direction + SpMV + p.Ap + the deferred x update; fused residual
 // update + r.r); narrow-band CDS matrices whose vectors and read diagonals
-// fit 48 MiB take a team-per-chunk kernel that forms A p again instead of
-// storing it and updates r and p in place (6 vectors an iteration, not 8;
-// narrow_band()). No host synchronisation inside the iteration: the host
+// fit 48 MiB, and whose rows give the device enough teams, take a
+// team-per-chunk kernel that forms A p again instead of storing it and
+// updates r and p in place (6 vectors an iteration, not 8; narrow_band(),
+// CGOptions::narrow_band). No host synchronisation inside the iteration: the host
 // reads the residual history every `check_every` iterations. The kernels of
 // iterations after the stop do no work (their cost is the launches), so
 // iteration counts and results are those of checking every iteration. The solve returns a host value, so
