@@ -75,7 +75,7 @@ PCRGeometry pcr_geometry(const char* fn, int nsys, int n, size_t bytes_per_syste
 /// min(K, team limit) threads per system, P systems per team (about
 /// opt.team_size threads, default KBAND_PCR_TEAM on GPUs), the reduced rows
 /// in level-0 scratch when they fit. Segments (G > 1, one team each, P = 1):
-/// of opt.segment_rows rows when set; else, on GPUs, of 512 rows when the
+/// of opt.segment_rows rows when set; else, on GPUs, of 256 rows when the
 /// systems are too few and long to fill the device with a team each, or too
 /// long for a team to give each chunk a thread.
 template <class Exec, class Functor, class Summary>
@@ -104,7 +104,7 @@ PCRRegisterGeometry pcr_register_geometry(const char* fn, const Exec& exec, int 
   // segments
   int seg_rows = opt.segment_rows > 0 ? opt.segment_rows : 0;
   if (seg_rows == 0 && device) {
-    // Segments of kPCRSegmentChunks chunks (512 rows) when the systems are
+    // Segments of kPCRSegmentChunks chunks (256 rows) when the systems are
     // too few to fill the device with a team each (H200: 16 x 2^20 rows, one
     // team per system, 78x the copy time; 512-row segments 7.5x), or too
     // long for one chunk per thread of a team, which would then load and
@@ -187,10 +187,10 @@ void launch_pcr_registers(const char* fn, const Exec& exec, int nsys, int n, boo
     policy.set_scratch_size(fs.g.scratch_level, Kokkos::PerTeam(fs.g.scratch_bytes));
     Kokkos::parallel_for(fn, policy, fs);
     using Interface = PCRInterface<Exec, T, WS, decltype(f.info)>;
-    const int its = Interface::team_size(exec, g.G);
-    impl::Team<Exec> ipolicy(exec, nsys, its);
-    ipolicy.set_scratch_size(0, Kokkos::PerTeam(Interface::scratch_bytes(its)));
-    Kokkos::parallel_for(fn, ipolicy, Interface{ws, f.info, g.G, g.S, f.nan});
+    const Interface fi = Interface::make(exec, ws, f.info, nsys, g.G, g.S, f.nan, opt.team_size);
+    impl::Team<Exec> ipolicy(exec, fi.league(), fi.team_size());
+    ipolicy.set_scratch_size(0, Kokkos::PerTeam(Interface::scratch_bytes(fi.team_size())));
+    Kokkos::parallel_for(fn, ipolicy, fi);
   }
   impl::Team<Exec> policy(exec, g.league, g.team_size);
   policy.set_scratch_size(g.scratch_level, Kokkos::PerTeam(g.scratch_bytes));
@@ -217,7 +217,7 @@ void launch_pcr(const char* label, const Exec& exec, const PCRGeometry& g, const
 
 /// Workspace (elements) that covers any segmented Registers solve of a batch
 /// like x with these options (12 values per segment; segments of
-/// opt.segment_rows rows, or kband's 1024); pass a View this long to pcr to
+/// opt.segment_rows rows, or kband's 256); pass a View this long to pcr to
 /// avoid an allocation per call when segments are used.
 template <class BX>
 size_t pcr_workspace_size(const BX& x, const SolveOptions& opt = {}) {

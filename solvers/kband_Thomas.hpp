@@ -76,7 +76,7 @@ struct SolveOptions {
   // pcr (Registers): cut each system into segments of about this many rows,
   // one team each; the solve then reads a, b, c, d twice (a summary pass and
   // a solve pass, with a small solve for the segments' end rows between);
-  // 0 = kband's choice (GPUs: 512-row segments for long systems too few to
+  // 0 = kband's choice (GPUs: 256-row segments for long systems too few to
   // fill the device with a team each, or too long for a team's threads)
   int segment_rows = 0;
 };

@@ -216,9 +216,10 @@ TYPED_TEST(PCRAccuracy, SharedFactorZeroPivot) {
 // Segments (SolveOptions::segment_rows): the Registers variant cuts each
 // system into segments of whole chunks, one team each, summarises every
 // segment's end rows, solves for them, then solves the segments. Segment
-// sizes of 1, 3 and 8 chunks, systems of 1 to 375 segments (more than a
-// GPU interface team's 256 threads), per-system and shared, in place and out
-// of place.
+// sizes of 1, 3 and 8 chunks, systems of 1 to 375 segments (GPU interface
+// teams of one to several systems, runs in registers; with team_size 32
+// runs of 12 segments walked in the workspace, as on host backends, whose
+// teams have one thread), per-system and shared, in place and out of place.
 TYPED_TEST(PCRAccuracy, Segments) {
   using T = typename TypeParam::value_type;
   using L = typename TypeParam::layout;
@@ -227,8 +228,10 @@ TYPED_TEST(PCRAccuracy, Segments) {
   for (int n : {1, 9, 17, 24, 25, 100, 320, 1000, 3000})
     for (int nsys : {1, 7, 33})
       for (int rows : {8, 24, 64})
-        for (bool shared : {false, true}) {
-          if (n == 3000 && (rows != 8 || nsys == 33)) continue;  // 375 segments: GPU interface runs of 2
+        for (bool shared : {false, true})
+          for (int ts : {0, 32}) {
+          if (n == 3000 && (rows != 8 || nsys == 33)) continue;  // 375 segments: GPU interface runs of 4
+          if (ts != 0 && n != 3000) continue;  // 375 segments over 32 threads: runs of 12 in the workspace
           const Case<T>& cs = get_case<T>(shared ? Solver::Shared : Solver::Thomas, Family::Dominant, n, nsys);
           const B d("d", nsys, n), x("x", nsys, n);
           B a, b, c;  // per-system coefficients
@@ -245,10 +248,11 @@ TYPED_TEST(PCRAccuracy, Segments) {
           for (bool inplace : {false, true}) {
             std::string what = describe(shared ? "pcr(shared) segments" : "pcr segments", L::name(), type_name(T()), n,
                                         nsys, 0, inplace, kband::Variant::Registers);
-            what += " segment_rows=" + std::to_string(rows);
+            what += " segment_rows=" + std::to_string(rows) + " team_size=" + std::to_string(ts);
             kband::SolveOptions opt;
             opt.variant = kband::Variant::Registers;
             opt.segment_rows = rows;
+            opt.team_size = ts;
             upload(d, cs.d);
             const B& xo = inplace ? d : x;
             // the caller's workspace out of place; kband's own in place

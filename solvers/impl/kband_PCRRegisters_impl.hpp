@@ -378,18 +378,21 @@ KBAND_UNROLL
 /// The interface solve of a segmented pcr: per system, the 2G end rows
 /// u_s = aF + bF v_{s-1} + gF u_{s+1}, v_s = aL + bL v_{s-1} + gL u_{s+1}
 /// by elimination along the segments (u_s = A + B u_{s+1}, v_s = P + Q
-/// u_{s+1}) and back. One team per system; a thread takes a run of
-/// consecutive segments and the runs are joined by scans in team scratch, as
-/// in Thomas' Registers variant: Q follows the Moebius map
+/// u_{s+1}) and back. Kt threads per system, P systems per team; a thread
+/// takes a run of consecutive segments and the runs are joined by scans in
+/// team scratch, as in Thomas' Registers variant: Q follows the Moebius map
 /// Q -> gL + bL gF Q / (1 - bF Q) (2x2 matrices [[bL gF - gL bF, gL], [-bF, 1]]),
 /// P is affine in the previous P once Q is known (P -> aL + bL Q aF / den +
 /// bL / den P, den = 1 - bF Q), and u is affine in the next u. So three
-/// scans, and a thread walks its run three times (the summaries come from
-/// cache). Sets info(s) to 0, or to the first row of the first segment
-/// whose elimination failed on finite values (the end rows are then NaN,
-/// and so is x). A segment whose own pivots failed has a NaN summary; the
-/// NaN spreads to every end row, and the solve pass of that segment reports
-/// its row.
+/// scans, and a thread walks its run four times. On GPUs a run is at most
+/// kRun segments, loaded once into registers (all loads in flight together,
+/// the walks' coefficients kept there too); longer runs (host backends,
+/// whose teams have one thread, and systems of more than 1024 kRun
+/// segments) are walked in the workspace. Sets info(s) to 0, or to the
+/// first row of the first segment whose elimination failed on finite
+/// values (the end rows are then NaN, and so is x). A segment whose own
+/// pivots failed has a NaN summary; the NaN spreads to every end row, and
+/// the solve pass of that segment reports its row.
 template <class Exec, class T, class WS, class Info>
 struct PCRInterface {
   using member_type = typename Kokkos::TeamPolicy<Exec>::member_type;
@@ -399,49 +402,159 @@ struct PCRInterface {
   using Scan = RegisterBase<Exec, T, 1>;
   static constexpr size_t kEntry =
       scan_entry<T, Moeb>() > scan_entry<T, Aff>() ? scan_entry<T, Moeb>() : scan_entry<T, Aff>();
+  /// Segments a GPU thread holds in registers (H100, 16 x 2^20 rows in 4096
+  /// segments: 1024 threads a system).
+  static constexpr int kRun = 4;
   WS ws;
   Info info;
   int G, S;
   T nan;
+  int nsys = 0;
+  int Kt = 1;  // threads per system
+  int P = 1;   // systems per team
+  int L = 1;   // segments per thread
 
-  /// Team scratch (level 0) for a team of ts threads: two scan regions.
-  KOKKOS_INLINE_FUNCTION static size_t scratch_bytes(int ts) { return 4 * kEntry * static_cast<size_t>(ts); }
-  /// Threads per team: up to 256 on GPUs (runs of G / 256 segments), one on
-  /// host backends (the whole system sequentially).
+  /// Team scratch (level 0) for a team of ts threads: one scan region (the
+  /// scans are apart by barriers), so that a team can have more threads.
+  KOKKOS_INLINE_FUNCTION static size_t scratch_bytes(int ts) { return 2 * kEntry * static_cast<size_t>(ts); }
+
+  /// Geometry: on GPUs ceil(G / kRun) threads per system (at most what the
+  /// kernel, the level-0 scratch, 1024 and team_cap if > 0 allow, then
+  /// longer runs), and
+  /// systems per team up to 64 threads; one thread per team and system on
+  /// host backends.
   template <class E>
-  static int team_size(const E&, int G) {
-    if (!is_device_exec<E>::value) return 1;
-    return G < 256 ? G : 256;
+  static PCRInterface make(const E& exec, WS ws, Info info, int nsys, int G, int S, T nan, int team_cap = 0) {
+    PCRInterface f{ws, info, G, S, nan};
+    f.nsys = nsys;
+    if (is_device_exec<E>::value) {
+      // as many threads as the kernel and level-0 scratch allow
+      int cap = Team<E>(exec, 1, 1).team_size_max(f, Kokkos::ParallelForTag());
+      const int by_scratch = static_cast<int>(Kokkos::TeamPolicy<E>::scratch_size_max(0) / scratch_bytes(1));
+      cap = cap < by_scratch ? cap : by_scratch;
+      cap = cap < 1024 ? cap : 1024;
+      if (team_cap > 0 && team_cap < cap) cap = team_cap;
+      cap = cap > 32 ? cap / 32 * 32 : (cap < 1 ? 1 : cap);
+      f.Kt = (G + kRun - 1) / kRun;
+      if (f.Kt > cap) f.Kt = cap;
+      f.P = f.Kt >= 64 ? 1 : 64 / f.Kt;
+      if (f.P > nsys) f.P = nsys > 0 ? nsys : 1;
+    }
+    f.L = (G + f.Kt - 1) / f.Kt;
+    return f;
   }
+  int team_size() const { return P * Kt; }
+  int league() const { return (nsys + P - 1) / P; }
+
+  /// A run of up to kRun segments in registers: each(f) calls f(i, e)
+  /// with segment i's six summary values, each_back(f) f(i, k) from the
+  /// last segment down with the kept A, B, P, Q.
+  struct RegRun {
+    T e[kRun][6];
+    T k[kRun][4];
+    int len = 0;
+    template <class F>
+    KOKKOS_INLINE_FUNCTION void each(F&& f) const {
+KBAND_UNROLL
+      for (int i = 0; i < kRun; ++i)
+        if (i < len) f(i, e[i]);
+    }
+    template <class F>
+    KOKKOS_INLINE_FUNCTION void each_back(F&& f) const {
+KBAND_UNROLL
+      for (int i = kRun - 1; i >= 0; --i)
+        if (i < len) f(i, k[i]);
+    }
+    KOKKOS_INLINE_FUNCTION void keep(int i, T A, T B, T Pn, T Qn) {
+      k[i][0] = A;
+      k[i][1] = B;
+      k[i][2] = Pn;
+      k[i][3] = Qn;
+    }
+  };
+  /// A longer run, walked in the workspace kRun segments at a time (a
+  /// block's loads in flight together); A, B, P, Q are kept there.
+  struct MemRun {
+    T* base = nullptr;  // the run's first segment
+    int len = 0;
+    template <int NQ, class F>
+    KOKKOS_INLINE_FUNCTION void blocks(int q0, bool back, F&& f) const {
+      const int nb = (len + kRun - 1) / kRun;
+      for (int bb = 0; bb < nb; ++bb) {
+        const int b = (back ? nb - 1 - bb : bb) * kRun;
+        T e[kRun][NQ];
+KBAND_UNROLL
+        for (int i = 0; i < kRun; ++i)
+KBAND_UNROLL
+          for (int q = 0; q < NQ; ++q)
+            e[i][q] = b + i < len ? base[static_cast<size_t>(b + i) * SL::kCount + q0 + q] : T(0);
+KBAND_UNROLL
+        for (int ii = 0; ii < kRun; ++ii) {
+          const int i = back ? kRun - 1 - ii : ii;
+          if (b + i < len) f(b + i, e[i]);
+        }
+      }
+    }
+    template <class F>
+    KOKKOS_INLINE_FUNCTION void each(F&& f) const {
+      blocks<6>(0, false, f);
+    }
+    template <class F>
+    KOKKOS_INLINE_FUNCTION void each_back(F&& f) const {
+      blocks<4>(SL::kA, true, f);
+    }
+    KOKKOS_INLINE_FUNCTION void keep(int i, T A, T B, T Pn, T Qn) const {
+      T* o = base + static_cast<size_t>(i) * SL::kCount;
+      o[SL::kA] = A;
+      o[SL::kB] = B;
+      o[SL::kP] = Pn;
+      o[SL::kQ] = Qn;
+    }
+  };
 
   KOKKOS_FUNCTION void operator()(const member_type& m) const {
-    const int s = m.league_rank(), ts = m.team_size();
-    T* base = ws.data() + static_cast<size_t>(s) * G * SL::kCount;
-    auto at = [&](int seg) { return base + static_cast<size_t>(seg) * SL::kCount; };
-    const int L = (G + ts - 1) / ts;
-    int g0 = m.team_rank() * L;
-    g0 = g0 < G ? g0 : G;
-    const int g1 = g0 + L < G ? g0 + L : G;
     Scan sc;
-    sc.nsys = 1;
-    sc.n = ts;
-    sc.K = ts;
-    sc.P = 1;
+    sc.nsys = nsys;
+    sc.n = Kt;
+    sc.K = Kt;
+    sc.P = P;
     sc.chunk_fastest = true;
     sc.nan = nan;
-    const typename Scan::Place pl = sc.at(sc.place(m), 0);
-    char* raw = static_cast<char*>(m.team_scratch(0).get_shmem(scratch_bytes(ts)));
+    const typename Scan::Place pl = sc.at(sc.place(m), m.league_rank());
+    char* raw = static_cast<char*>(m.team_scratch(0).get_shmem(scratch_bytes(m.team_size())));
+    const int s = pl.s;
+    int g0 = pl.k * L;
+    g0 = g0 < G ? g0 : G;
+    const int g1 = !pl.live ? g0 : (g0 + L < G ? g0 + L : G);
+    T* base = ws.data() + (static_cast<size_t>(pl.live ? s : 0) * G + g0) * SL::kCount;
+    if (L <= kRun) {
+      RegRun run;
+      run.len = g1 - g0;
+KBAND_UNROLL
+      for (int i = 0; i < kRun; ++i)
+KBAND_UNROLL
+        for (int q = 0; q < 6; ++q) run.e[i][q] = i < run.len ? base[static_cast<size_t>(i) * SL::kCount + q] : T(0);
+      solve(m, sc, pl, raw, run, g0, base);
+    } else {
+      MemRun run;
+      run.base = base;
+      run.len = g1 - g0;
+      solve(m, sc, pl, raw, run, g0, base);
+    }
+  }
 
+  template <class Run>
+  KOKKOS_INLINE_FUNCTION void solve(const member_type& m, const Scan& sc, const typename Scan::Place& pl, char* raw,
+                                    Run& run, int g0, T* base) const {
     // 1. Q entering the run: the scan of the runs' Moebius matrices (Q = 0
     //    before the first segment)
     const Moeb mid{T(1), T(0), T(0), T(1)};
     Moeb mq = mid;
-    for (int g = g0; g < g1; ++g) {
-      const T* e = at(g);
-      const Moeb me{e[SL::kBetaL] * e[SL::kGammaF] - e[SL::kGammaL] * e[SL::kBetaF], e[SL::kGammaL],
-                    -e[SL::kBetaF], T(1)};
+    run.each([&](int, const T(&e)[6]) {
+      const Moeb me{e[SL::kBetaL] * e[SL::kGammaF] - e[SL::kGammaL] * e[SL::kBetaF], e[SL::kGammaL], -e[SL::kBetaF],
+                    T(1)};
       mq = compose(me, mq);
-    }
+    });
     Moeb mex, mtot;
     sc.template scan<false>(m, pl, Scan::region(m, raw, 0, kEntry), kEntry, mq, mid, mex, mtot);
     const T Q0 = mex.m01 / mex.m11;
@@ -452,56 +565,54 @@ struct PCRInterface {
     Aff ap = aid;
     {
       T Q = Q0;
-      for (int g = g0; g < g1; ++g) {
-        const T* e = at(g);
-        const T den = T(1) - e[SL::kBetaF] * Q;
-        const bool finite = abs_(e[SL::kBetaF]) <= real_limits<T>::max() && abs_(Q) <= real_limits<T>::max();
-        if (ap.bad == 0 && finite && !usable_pivot(den)) ap.bad = g * S + 1;
+      run.each([&](int i, const T(&e)[6]) {
+        const T bF = e[SL::kBetaF], bL = e[SL::kBetaL];
+        const T den = T(1) - bF * Q;
+        const bool finite = abs_(bF) <= real_limits<T>::max() && abs_(Q) <= real_limits<T>::max();
+        if (ap.bad == 0 && finite && !usable_pivot(den)) ap.bad = (g0 + i) * S + 1;
         const T rden = T(1) / den;
-        const T f = e[SL::kBetaL] * rden;
-        ap.y = e[SL::kAlphaL] + e[SL::kBetaL] * Q * e[SL::kAlphaF] * rden + f * ap.y;
+        const T f = bL * rden;
+        ap.y = e[SL::kAlphaL] + bL * Q * e[SL::kAlphaF] * rden + f * ap.y;
         ap.g = f * ap.g;
-        Q = e[SL::kBetaL] * Q * e[SL::kGammaF] * rden + e[SL::kGammaL];
-      }
+        Q = bL * Q * e[SL::kGammaF] * rden + e[SL::kGammaL];
+      });
     }
     Aff aex, atot;
-    sc.template scan<false>(m, pl, Scan::region(m, raw, 1, kEntry), kEntry, ap, aid, aex, atot);
+    m.team_barrier();  // every thread has read scan 1's results
+    sc.template scan<false>(m, pl, Scan::region(m, raw, 0, kEntry), kEntry, ap, aid, aex, atot);
     const int bad = atot.bad;
 
     // 3. the elimination coefficients of the run, and u's backward map over it
     Aff au = aid;
     {
-      T P = aex.y, Q = Q0;
-      for (int g = g0; g < g1; ++g) {
-        const T* e = at(g);
-        const T den = T(1) - e[SL::kBetaF] * Q;
-        const T A = (e[SL::kAlphaF] + e[SL::kBetaF] * P) / den, B = e[SL::kGammaF] / den;
-        const T Pn = e[SL::kAlphaL] + e[SL::kBetaL] * (P + Q * A);
-        const T Qn = e[SL::kBetaL] * Q * B + e[SL::kGammaL];
-        T* o = at(g);
-        o[SL::kA] = A;
-        o[SL::kB] = B;
-        o[SL::kP] = Pn;
-        o[SL::kQ] = Qn;
+      T Pc = aex.y, Q = Q0;
+      run.each([&](int i, const T(&e)[6]) {
+        const T bF = e[SL::kBetaF], bL = e[SL::kBetaL];
+        const T den = T(1) - bF * Q;
+        const T A = (e[SL::kAlphaF] + bF * Pc) / den, B = e[SL::kGammaF] / den;
+        const T Pn = e[SL::kAlphaL] + bL * (Pc + Q * A);
+        const T Qn = bL * Q * B + e[SL::kGammaL];
+        run.keep(i, A, B, Pn, Qn);
         au.y += au.g * A;  // u_{g0} = y + g u_{g+1}
         au.g *= B;
-        P = Pn;
+        Pc = Pn;
         Q = Qn;
-      }
+      });
     }
     Aff uex, utot;
+    m.team_barrier();  // every thread has read scan 2's results
     sc.template scan<true>(m, pl, Scan::region(m, raw, 0, kEntry), kEntry, au, aid, uex, utot);
 
     // 4. back substitution over the run from the u that follows it
     T un = uex.y;
-    for (int g = g1 - 1; g >= g0; --g) {
-      T* o = at(g);
-      const T u = o[SL::kA] + o[SL::kB] * un;
-      o[SL::kV] = bad != 0 ? nan : o[SL::kP] + o[SL::kQ] * un;
+    run.each_back([&](int i, const T(&k)[4]) {
+      T* o = base + static_cast<size_t>(i) * SL::kCount;
+      const T u = k[0] + k[1] * un;
+      o[SL::kV] = bad != 0 ? nan : k[2] + k[3] * un;
       o[SL::kU] = bad != 0 ? nan : u;  // NaN summaries give NaN here too
       un = u;
-    }
-    if (m.team_rank() == 0) info(s) = bad;
+    });
+    if (pl.live && pl.k == 0) info(pl.s) = bad;
   }
 };
 
@@ -556,9 +667,12 @@ constexpr int kPCRRegisterRows = KBAND_PCR_ROWS;
 #ifndef KBAND_PCR_TEAM
 #define KBAND_PCR_TEAM 64
 #endif
-/// Chunks per segment when kband splits long systems on GPUs (512 rows).
+/// Chunks per segment when kband splits long systems on GPUs (256 rows: a
+/// team is one warp. H100, 16384 x 8192 and 16 x 2^20, share of the copy
+/// bandwidth: 128 rows 0.38 / 0.31, 192 0.49 / 0.40, 256 0.56 / 0.47, 320
+/// 0.39 / 0.36, 384 0.44 / 0.42, 512 0.52 / 0.46, 1024 0.48 / 0.43).
 #ifndef KBAND_PCR_SEGMENT_CHUNKS
-#define KBAND_PCR_SEGMENT_CHUNKS 64
+#define KBAND_PCR_SEGMENT_CHUNKS 32
 #endif
 constexpr int kPCRSegmentChunks = KBAND_PCR_SEGMENT_CHUNKS;
 
