@@ -387,12 +387,12 @@ KBAND_UNROLL
 /// scans, and a thread walks its run four times. On GPUs a run is at most
 /// kRun segments, loaded once into registers (all loads in flight together,
 /// the walks' coefficients kept there too); longer runs (host backends,
-/// whose teams have one thread, and systems of more than 1024 kRun
-/// segments) are walked in the workspace. Sets info(s) to 0, or to the
-/// first row of the first segment whose elimination failed on finite
-/// values (the end rows are then NaN, and so is x). A segment whose own
-/// pivots failed has a NaN summary; the NaN spreads to every end row, and
-/// the solve pass of that segment reports its row.
+/// whose teams have one thread, and systems of more segments than kRun
+/// times the threads a team may have) are walked in the workspace. Sets
+/// info(s) to 0, or to the first row of the first segment whose elimination
+/// failed on finite values (the end rows are then NaN, and so is x). A
+/// segment whose own pivots failed has a NaN summary; the NaN spreads to
+/// every end row, and the solve pass of that segment reports its row.
 template <class Exec, class T, class WS, class Info>
 struct PCRInterface {
   using member_type = typename Kokkos::TeamPolicy<Exec>::member_type;
@@ -402,8 +402,10 @@ struct PCRInterface {
   using Scan = RegisterBase<Exec, T, 1>;
   static constexpr size_t kEntry =
       scan_entry<T, Moeb>() > scan_entry<T, Aff>() ? scan_entry<T, Moeb>() : scan_entry<T, Aff>();
-  /// Segments a GPU thread holds in registers (H100, 16 x 2^20 rows in 4096
-  /// segments: 1024 threads a system).
+  /// Segments a GPU thread holds in registers. (H100: 16384 x 8192 makes 32
+  /// segments a system, 8 threads each; 16 x 2^20 makes 4096, and the 640
+  /// threads a team that Kokkos' 40 KB of level-0 scratch allows take them
+  /// in runs of 7, walked in the workspace.)
   static constexpr int kRun = 4;
   WS ws;
   Info info;
@@ -419,10 +421,9 @@ struct PCRInterface {
   KOKKOS_INLINE_FUNCTION static size_t scratch_bytes(int ts) { return 2 * kEntry * static_cast<size_t>(ts); }
 
   /// Geometry: on GPUs ceil(G / kRun) threads per system (at most what the
-  /// kernel, the level-0 scratch, 1024 and team_cap if > 0 allow, then
-  /// longer runs), and
-  /// systems per team up to 64 threads; one thread per team and system on
-  /// host backends.
+  /// kernel, the level-0 scratch, 1024 and team_cap if > 0 allow; then
+  /// longer runs), and systems per team up to 64 threads; one thread per
+  /// team and system on host backends.
   template <class E>
   static PCRInterface make(const E& exec, WS ws, Info info, int nsys, int G, int S, T nan, int team_cap = 0) {
     PCRInterface f{ws, info, G, S, nan};
