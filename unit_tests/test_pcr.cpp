@@ -230,47 +230,47 @@ TYPED_TEST(PCRAccuracy, Segments) {
       for (int rows : {8, 24, 64})
         for (bool shared : {false, true})
           for (int ts : {0, 32}) {
-          if (n == 3000 && (rows != 8 || nsys == 33)) continue;  // 375 segments: GPU interface runs of 4
-          if (ts != 0 && n != 3000) continue;  // 375 segments over 32 threads: runs of 12 in the workspace
-          const Case<T>& cs = get_case<T>(shared ? Solver::Shared : Solver::Thomas, Family::Dominant, n, nsys);
-          const B d("d", nsys, n), x("x", nsys, n);
-          B a, b, c;  // per-system coefficients
-          kband::PCRFactor<T> factor;
-          if (shared)
-            factor = kband::PCRFactor<T>(exec, make_vector("a1", cs.a), make_vector("b1", cs.b),
-                                         make_vector("c1", cs.c));
-          else {
-            a = make_batch<B>("a", nsys, n, cs.a);
-            b = make_batch<B>("b", nsys, n, cs.b);
-            c = make_batch<B>("c", nsys, n, cs.c);
+            if (n == 3000 && (rows != 8 || nsys == 33)) continue;  // 375 segments: GPU interface runs of 4
+            if (ts != 0 && n != 3000) continue;  // 375 segments over 32 threads: runs of 12 in the workspace
+            const Case<T>& cs = get_case<T>(shared ? Solver::Shared : Solver::Thomas, Family::Dominant, n, nsys);
+            const B d("d", nsys, n), x("x", nsys, n);
+            B a, b, c;  // per-system coefficients
+            kband::PCRFactor<T> factor;
+            if (shared)
+              factor = kband::PCRFactor<T>(exec, make_vector("a1", cs.a), make_vector("b1", cs.b),
+                                           make_vector("c1", cs.c));
+            else {
+              a = make_batch<B>("a", nsys, n, cs.a);
+              b = make_batch<B>("b", nsys, n, cs.b);
+              c = make_batch<B>("c", nsys, n, cs.c);
+            }
+            Kokkos::View<int*> info("info", nsys);
+            for (bool inplace : {false, true}) {
+              std::string what = describe(shared ? "pcr(shared) segments" : "pcr segments", L::name(),
+                                          type_name(T()), n, nsys, 0, inplace, kband::Variant::Registers);
+              what += " segment_rows=" + std::to_string(rows) + " team_size=" + std::to_string(ts);
+              kband::SolveOptions opt;
+              opt.variant = kband::Variant::Registers;
+              opt.segment_rows = rows;
+              opt.team_size = ts;
+              upload(d, cs.d);
+              const B& xo = inplace ? d : x;
+              // the caller's workspace out of place; kband's own in place
+              const Kokkos::View<T*> ws("ws", inplace ? 0 : kband::pcr_workspace_size(x, opt));
+              if (!run_solver(what, xo, inplace, cs.d, info, nullptr, [&] {
+                    if (shared)
+                      kband::pcr(exec, factor, d, xo, info, opt, ws);
+                    else
+                      kband::pcr(exec, a, b, c, d, xo, info, opt, ws);
+                  }))
+                continue;
+              int pad = 0;
+              const std::vector<T> xh = download(xo, &pad);
+              check_against_reference(what, cs, xh, download_info(info), Tol<T>::dominant,
+                                      shared ? "pcr_shared" : "pcr");
+              EXPECT_EQ(pad, 0) << what << ": padding written";
+            }
           }
-          Kokkos::View<int*> info("info", nsys);
-          for (bool inplace : {false, true}) {
-            std::string what = describe(shared ? "pcr(shared) segments" : "pcr segments", L::name(), type_name(T()), n,
-                                        nsys, 0, inplace, kband::Variant::Registers);
-            what += " segment_rows=" + std::to_string(rows) + " team_size=" + std::to_string(ts);
-            kband::SolveOptions opt;
-            opt.variant = kband::Variant::Registers;
-            opt.segment_rows = rows;
-            opt.team_size = ts;
-            upload(d, cs.d);
-            const B& xo = inplace ? d : x;
-            // the caller's workspace out of place; kband's own in place
-            const Kokkos::View<T*> ws("ws", inplace ? 0 : kband::pcr_workspace_size(x, opt));
-            if (!run_solver(what, xo, inplace, cs.d, info, nullptr, [&] {
-                  if (shared)
-                    kband::pcr(exec, factor, d, xo, info, opt, ws);
-                  else
-                    kband::pcr(exec, a, b, c, d, xo, info, opt, ws);
-                }))
-              continue;
-            int pad = 0;
-            const std::vector<T> xh = download(xo, &pad);
-            check_against_reference(what, cs, xh, download_info(info), Tol<T>::dominant,
-                                    shared ? "pcr_shared" : "pcr");
-            EXPECT_EQ(pad, 0) << what << ": padding written";
-          }
-        }
 }
 
 // A zero pivot or a NaN in a later segment: info names a row of it, and the
