@@ -403,9 +403,9 @@ struct PCRInterface {
   static constexpr size_t kEntry =
       scan_entry<T, Moeb>() > scan_entry<T, Aff>() ? scan_entry<T, Moeb>() : scan_entry<T, Aff>();
   /// Segments a GPU thread holds in registers. (H100: 16384 x 8192 makes 32
-  /// segments a system, 8 threads each; 16 x 2^20 makes 4096, and the 640
-  /// threads a team that Kokkos' 40 KB of level-0 scratch allows take them
-  /// in runs of 7, walked in the workspace.)
+  /// segments a system, 8 threads each; 16 x 2^20 makes 4096, and the 384
+  /// threads a team that the kernel's 134 registers allow take them in runs
+  /// of 11, walked in the workspace.)
   static constexpr int kRun = 4;
   WS ws;
   Info info;
