@@ -659,6 +659,7 @@ class Bench {
         kband::SolveOptions opt;
         opt.variant = kband::Variant::Registers;
         opt.segment_rows = o_.segment_rows;
+        opt.team_size = o_.team_size;  // with segments: caps the interface solve's threads
         Kokkos::View<T*, Mem> pws(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kband_bench::pcr_ws"),
                                   kband::pcr_workspace_size(x, opt));
         kband_row("pcr", "registers", 5, false, g, [&] { kband::pcr(exec_, a, b, c, d, x, info, opt, pws); });
