@@ -165,8 +165,9 @@ PCRRegisterGeometry pcr_register_geometry(const char* fn, const Exec& exec, int 
 }
 
 /// Runs the Registers variant: f solves; with segments, fs first summarises
-/// every segment and PCRInterface (a team per system) solves for the
-/// segments' end rows (12 values per segment: the caller's workspace when it
+/// every segment and PCRInterface (a team per system, or per block of a
+/// system's segments in four launches) solves for the segments' end rows
+/// (12 values per segment and 10 per block: the caller's workspace when it
 /// is long enough, else allocated for the call).
 template <class Exec, class Functor, class Summary, class Workspace>
 void launch_pcr_registers(const char* fn, const Exec& exec, int nsys, int n, bool contiguous,
@@ -176,21 +177,20 @@ void launch_pcr_registers(const char* fn, const Exec& exec, int nsys, int n, boo
   if (g.G > 1) {
     using T = typename Functor::T;
     using WS = typename Functor::WS;
-    const size_t need = static_cast<size_t>(nsys) * g.G * PCRSegmentSlots::kCount;
+    using Interface = PCRInterface<Exec, T, WS, decltype(f.info)>;
+    Interface fi = Interface::make(exec, f.info, nsys, g.G, g.S, f.nan, opt.team_size);
+    const size_t need = fi.workspace_size();
     const WS ws = workspace.extent(0) >= need
                       ? WS(workspace.data(), need)
                       : WS(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, std::string("kband::pcr::segments")),
                            need);
     f.ws = ws;
     fs.ws = ws;
+    fi.ws = ws;
     impl::Team<Exec> policy(exec, g.league, g.team_size);
     policy.set_scratch_size(fs.g.scratch_level, Kokkos::PerTeam(fs.g.scratch_bytes));
     Kokkos::parallel_for(fn, policy, fs);
-    using Interface = PCRInterface<Exec, T, WS, decltype(f.info)>;
-    const Interface fi = Interface::make(exec, ws, f.info, nsys, g.G, g.S, f.nan, opt.team_size);
-    impl::Team<Exec> ipolicy(exec, fi.league(), fi.team_size());
-    ipolicy.set_scratch_size(0, Kokkos::PerTeam(Interface::scratch_bytes(fi.team_size())));
-    Kokkos::parallel_for(fn, ipolicy, fi);
+    fi.launch(fn, exec);
   }
   impl::Team<Exec> policy(exec, g.league, g.team_size);
   policy.set_scratch_size(g.scratch_level, Kokkos::PerTeam(g.scratch_bytes));
@@ -216,17 +216,19 @@ void launch_pcr(const char* label, const Exec& exec, const PCRGeometry& g, const
 }  // namespace impl
 
 /// Workspace (elements) that covers any segmented Registers solve of a batch
-/// like x with these options (12 values per segment; segments of
-/// opt.segment_rows rows, or kband's 256); pass a View this long to pcr to
-/// avoid an allocation per call when segments are used.
+/// like x with these options (12 values per segment, segments of
+/// opt.segment_rows rows or kband's 256, and 10 per block of the solve for
+/// the segments' end rows, at most 64 blocks a system); pass a View this
+/// long to pcr to avoid an allocation per call when segments are used.
 template <class BX>
 size_t pcr_workspace_size(const BX& x, const SolveOptions& opt = {}) {
   using tx = impl::batch_traits<BX>;
   constexpr int M = impl::kPCRRegisterRows;
   const long rows = opt.segment_rows > 0 ? (opt.segment_rows + M - 1) / M * M : impl::kPCRSegmentChunks * M;
-  const long n = tx::n(x);
-  return static_cast<size_t>(tx::nsys(x)) * static_cast<size_t>((n + rows - 1) / rows) *
-         impl::PCRSegmentSlots::kCount;
+  const long n = tx::n(x), G = (n + rows - 1) / rows;
+  using IB = impl::PCRInterfaceBlocks;
+  return static_cast<size_t>(tx::nsys(x)) *
+         static_cast<size_t>(G * impl::PCRSegmentSlots::kCount + (G > 1 ? IB::most(G) * IB::kCount : 0));
 }
 
 template <class Exec, class BA, class BB, class BC, class BD, class BX, class Info>

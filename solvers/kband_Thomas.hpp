@@ -68,8 +68,9 @@ inline const char* variant_name(Variant v) {
 struct SolveOptions {
   Variant variant = Variant::Auto;
   // threads per team on GPUs (Registers: about, at least ceil(n/M);
-  // Recompute: at most 128; pcr segments: also the most threads a system
-  // gets in the solve for the segments' end rows); 0 = kband's choice
+  // Recompute: at most 128; pcr segments: also the most threads a team gets
+  // in the solve for the segments' end rows, and on host backends, whose
+  // teams have one thread, the teams a system gets there); 0 = kband's choice
   int team_size = 0;
   // Registers: blocks of systems each team solves in turn, loading the next
   // block's rows while it solves one (at most 64); 0 = kband's choice

@@ -216,10 +216,14 @@ TYPED_TEST(PCRAccuracy, SharedFactorZeroPivot) {
 // Segments (SolveOptions::segment_rows): the Registers variant cuts each
 // system into segments of whole chunks, one team each, summarises every
 // segment's end rows, solves for them, then solves the segments. Segment
-// sizes of 1, 3 and 8 chunks, systems of 1 to 375 segments (GPU interface
-// teams of one to several systems, runs in registers; with team_size 32
-// runs of 12 segments walked in the workspace, as on host backends, whose
-// teams have one thread), per-system and shared, in place and out of place.
+// sizes of 1, 3 and 8 chunks, systems of 1 to 375 segments, per-system and
+// shared, in place and out of place. The solve for the end rows: GPU teams
+// of one to several systems, runs in registers; team_size 4 and 32 cut a
+// system's segments into blocks, a team each, in four launches (GPUs: 13
+// segments on 4 threads in one team, 125 in 8 blocks and 375 in 3, runs of
+// 4 in registers; host backends, whose teams have one thread: 4 and 32
+// blocks, runs of 4 in registers and of 32 and 12 walked in the workspace;
+// without team_size, runs of 375 walked there).
 TYPED_TEST(PCRAccuracy, Segments) {
   using T = typename TypeParam::value_type;
   using L = typename TypeParam::layout;
@@ -229,9 +233,10 @@ TYPED_TEST(PCRAccuracy, Segments) {
     for (int nsys : {1, 7, 33})
       for (int rows : {8, 24, 64})
         for (bool shared : {false, true})
-          for (int ts : {0, 32}) {
-            if (n == 3000 && (rows != 8 || nsys == 33)) continue;  // 375 segments: GPU interface runs of 4
-            if (ts != 0 && n != 3000) continue;  // 375 segments over 32 threads: runs of 12 in the workspace
+          for (int ts : {0, 4, 32}) {
+            if (n == 3000 && (rows != 8 || nsys == 33)) continue;  // 375 segments
+            if (ts == 32 && n != 3000) continue;
+            if (ts == 4 && ((n != 100 && n != 1000) || rows != 8)) continue;  // 13 and 125 segments
             const Case<T>& cs = get_case<T>(shared ? Solver::Shared : Solver::Thomas, Family::Dominant, n, nsys);
             const B d("d", nsys, n), x("x", nsys, n);
             B a, b, c;  // per-system coefficients
@@ -275,7 +280,8 @@ TYPED_TEST(PCRAccuracy, Segments) {
 
 // A zero pivot or a NaN in a later segment: info names a row of it, and the
 // whole system is NaN (the other segments included); the other systems are
-// solved.
+// solved. With team_size 3, host backends solve for the end rows in three
+// blocks of three segments: the NaN crosses blocks.
 TYPED_TEST(PCRAccuracy, SegmentsZeroPivot) {
   using T = typename TypeParam::value_type;
   using L = typename TypeParam::layout;
@@ -290,19 +296,24 @@ TYPED_TEST(PCRAccuracy, SegmentsZeroPivot) {
   const B a = make_batch<B>("a", nsys, n, cs.a), b = make_batch<B>("b", nsys, n, bz),
           c = make_batch<B>("c", nsys, n, cs.c), d = make_batch<B>("d", nsys, n, cs.d), x("x", nsys, n);
   Kokkos::View<int*> info("info", nsys);
-  kband::SolveOptions opt;
-  opt.variant = kband::Variant::Registers;
-  opt.segment_rows = rows;
-  const std::string what = describe("pcr segments zero pivot", L::name(), type_name(T()), n, nsys, 0, false,
-                                    kband::Variant::Registers);
-  if (!run_solver(what, x, false, cs.d, info, nullptr, [&] { kband::pcr(exec, a, b, c, d, x, info, opt); })) return;
-  const std::vector<T> xh = download(x);
-  const std::vector<int> ih = download_info(info);
-  EXPECT_EQ(ih[s1], 2 * rows + 1) << what;
-  EXPECT_GE(ih[s2], 5 * rows + 1) << what;
-  EXPECT_LE(ih[s2], 6 * rows) << what;
-  for (int s : {s1, s2}) EXPECT_TRUE(all_nan(xh.data() + cs.idx(s, 0), n)) << what << " s=" << s << ": x not NaN";
-  check_against_reference(what, cs, xh, ih, Tol<T>::dominant, "pcr", [&](int s) { return s == s1 || s == s2; });
+  for (int ts : {0, 3}) {
+    kband::SolveOptions opt;
+    opt.variant = kband::Variant::Registers;
+    opt.segment_rows = rows;
+    opt.team_size = ts;
+    const std::string what = describe("pcr segments zero pivot", L::name(), type_name(T()), n, nsys, 0, false,
+                                      kband::Variant::Registers) +
+                             " team_size=" + std::to_string(ts);
+    if (!run_solver(what, x, false, cs.d, info, nullptr, [&] { kband::pcr(exec, a, b, c, d, x, info, opt); }))
+      continue;
+    const std::vector<T> xh = download(x);
+    const std::vector<int> ih = download_info(info);
+    EXPECT_EQ(ih[s1], 2 * rows + 1) << what;
+    EXPECT_GE(ih[s2], 5 * rows + 1) << what;
+    EXPECT_LE(ih[s2], 6 * rows) << what;
+    for (int s : {s1, s2}) EXPECT_TRUE(all_nan(xh.data() + cs.idx(s, 0), n)) << what << " s=" << s << ": x not NaN";
+    check_against_reference(what, cs, xh, ih, Tol<T>::dominant, "pcr", [&](int s) { return s == s1 || s == s2; });
+  }
 }
 
 TEST(PCRErrors, ArgumentsAreChecked) {

@@ -351,13 +351,13 @@ KBAND_UNROLL
       const T xf = XF[slot(p, k, 0)];
       const T xn = k + 1 < K ? XF[slot(p, k + 1, 0)] : xi_next;
       const T xl = rw.d[M - 1] - rw.a[M - 1] * xf - rw.c[M - 1] * xn;
-      T* xp = &x(s, w.o + j0);
+      T xv[M];
 KBAND_UNROLL
-      for (int u = 0; u < M; ++u)
-        if (u < nr) {
-          const T xu = u == 0 ? xf : (u == M - 1 ? xl : rw.d[u] - rw.a[u] * xf - rw.c[u] * xl);
-          xp[u * xrs] = sb <= n ? nan : xu;
-        }
+      for (int u = 0; u < M; ++u) {
+        const T xu = u == 0 ? xf : (u == M - 1 ? xl : rw.d[u] - rw.a[u] * xf - rw.c[u] * xl);
+        xv[u] = sb <= n ? nan : xu;
+      }
+      store_chunk<M>(&x(s, w.o + j0), xrs, nr, xv);
     }
     if (r0 != 0) return;
     if (G == 1) {
@@ -375,6 +375,24 @@ KBAND_UNROLL
   }
 };
 
+/// Blocks of the interface solve: a run's most segments in registers, the
+/// most blocks a system is cut into, and a block's aggregate in the
+/// workspace (after the segments' slots): the Moebius matrix of scan 1 (4
+/// values), the P map of scan 2 (2) with its first failed segment (2 exact
+/// halves, so that float keeps it), u's backward map of scan 3 (2).
+struct PCRInterfaceBlocks {
+  static constexpr int kRun = 4;
+  static constexpr int kMax = 64;
+  static constexpr int kM = 0, kP = 4, kBad = 6, kU = 8;
+  static constexpr int kCount = 10;
+  static constexpr int kHalf = 65536;
+  /// Aggregates a system of G segments may need.
+  static long most(long G) {
+    const long b = (G + kRun - 1) / kRun;
+    return b < kMax ? b : kMax;
+  }
+};
+
 /// The interface solve of a segmented pcr: per system, the 2G end rows
 /// u_s = aF + bF v_{s-1} + gF u_{s+1}, v_s = aL + bL v_{s-1} + gL u_{s+1}
 /// by elimination along the segments (u_s = A + B u_{s+1}, v_s = P + Q
@@ -386,66 +404,116 @@ KBAND_UNROLL
 /// bL / den P, den = 1 - bF Q), and u is affine in the next u. So three
 /// scans, and a thread walks its run four times. On GPUs a run is at most
 /// kRun segments, loaded once into registers (all loads in flight together,
-/// the walks' coefficients kept there too); longer runs (host backends,
-/// whose teams have one thread, and systems of more segments than kRun
-/// times the threads a team may have) are walked in the workspace. Sets
-/// info(s) to 0, or to the first row of the first segment whose elimination
-/// failed on finite values (the end rows are then NaN, and so is x). A
-/// segment whose own pivots failed has a NaN summary; the NaN spreads to
-/// every end row, and the solve pass of that segment reports its row.
+/// the walks' coefficients kept there too); longer runs are walked in the
+/// workspace. Sets info(s) to 0, or to the first row of the first segment
+/// whose elimination failed on finite values (the end rows are then NaN,
+/// and so is x). A segment whose own pivots failed has a NaN summary; the
+/// NaN spreads to every end row, and the solve pass of that segment reports
+/// its row.
+///
+/// Blocks: a system of more segments than kRun times a team's threads (on
+/// GPUs), or one whose caller asks for several threads a system on a host
+/// backend (team_cap; host teams have one thread), is cut into nb blocks of
+/// consecutive segments, a team each, and the solve takes four launches
+/// (stage 0 to 3). Stage k ends with the block's aggregate of scan k in the
+/// workspace; the later stages redo the earlier scans and join the
+/// aggregates of the blocks before (after, for u) their own, so that every
+/// block starts from the values the unblocked solve would carry into it.
+/// Without blocks (nb = 1) the stages run in one launch (stage = -1).
+/// (H100, 16 x 2^20: 4096 segments a system; one team of 384 threads
+/// walking runs of 11 in the workspace took 13 % of the solve.)
 template <class Exec, class T, class WS, class Info>
 struct PCRInterface {
   using member_type = typename Kokkos::TeamPolicy<Exec>::member_type;
   using SL = PCRSegmentSlots;
+  using IB = PCRInterfaceBlocks;
   using Moeb = MoebiusSum<T>;
   using Aff = AffineSum<T, false, true>;
   using Scan = RegisterBase<Exec, T, 1>;
   static constexpr size_t kEntry =
       scan_entry<T, Moeb>() > scan_entry<T, Aff>() ? scan_entry<T, Moeb>() : scan_entry<T, Aff>();
-  /// Segments a GPU thread holds in registers. (H100: 16384 x 8192 makes 32
-  /// segments a system, 8 threads each; 16 x 2^20 makes 4096, and the 384
-  /// threads a team that the kernel's 134 registers allow take them in runs
-  /// of 11, walked in the workspace.)
-  static constexpr int kRun = 4;
+  static constexpr int kRun = IB::kRun;
+  /// Threads of a block's team on GPUs (at most).
+  static constexpr int kBlockTeam = 64;
   WS ws;
   Info info;
   int G, S;
   T nan;
   int nsys = 0;
-  int Kt = 1;  // threads per system
-  int P = 1;   // systems per team
-  int L = 1;   // segments per thread
+  int Kt = 1;      // threads per system (per block with blocks)
+  int P = 1;       // systems per team
+  int L = 1;       // segments per thread
+  int nb = 1;      // blocks per system
+  int stage = -1;  // with blocks: the launch (0..3); -1: all in one
 
   /// Team scratch (level 0) for a team of ts threads: one scan region (the
-  /// scans are apart by barriers), so that a team can have more threads.
-  KOKKOS_INLINE_FUNCTION static size_t scratch_bytes(int ts) { return 2 * kEntry * static_cast<size_t>(ts); }
+  /// scans are apart by barriers), so that a team can have more threads,
+  /// then the aggregates of a system's blocks when it has several.
+  KOKKOS_INLINE_FUNCTION static size_t scratch_bytes(int ts, int blocks) {
+    return 2 * kEntry * static_cast<size_t>(ts) +
+           (blocks > 1 ? static_cast<size_t>(blocks) * IB::kCount * sizeof(T) : 0);
+  }
+  size_t scratch_bytes() const { return scratch_bytes(team_size(), nb); }
 
   /// Geometry: on GPUs ceil(G / kRun) threads per system (at most what the
-  /// kernel, the level-0 scratch, 1024 and team_cap if > 0 allow; then
-  /// longer runs), and systems per team up to 64 threads; one thread per
-  /// team and system on host backends.
+  /// kernel, the level-0 scratch, 1024 and team_cap if > 0 allow), systems
+  /// per team up to 64 threads; blocks of kBlockTeam threads (team_cap if
+  /// > 0) when the runs would be longer than kRun. On host backends one thread
+  /// per team and system, and min(team_cap, IB::kMax, ceil(G / kRun))
+  /// blocks when team_cap > 1.
   template <class E>
-  static PCRInterface make(const E& exec, WS ws, Info info, int nsys, int G, int S, T nan, int team_cap = 0) {
-    PCRInterface f{ws, info, G, S, nan};
+  static PCRInterface make(const E& exec, Info info, int nsys, int G, int S, T nan, int team_cap = 0) {
+    PCRInterface f{WS(), info, G, S, nan};
     f.nsys = nsys;
     if (is_device_exec<E>::value) {
       // as many threads as the kernel and level-0 scratch allow
       int cap = Team<E>(exec, 1, 1).team_size_max(f, Kokkos::ParallelForTag());
-      const int by_scratch = static_cast<int>(Kokkos::TeamPolicy<E>::scratch_size_max(0) / scratch_bytes(1));
+      const size_t room = Kokkos::TeamPolicy<E>::scratch_size_max(0), aggs = scratch_bytes(0, IB::kMax);
+      const int by_scratch = room > aggs ? static_cast<int>((room - aggs) / scratch_bytes(1, 1)) : 1;
       cap = cap < by_scratch ? cap : by_scratch;
       cap = cap < 1024 ? cap : 1024;
       if (team_cap > 0 && team_cap < cap) cap = team_cap;
       cap = cap > 32 ? cap / 32 * 32 : (cap < 1 ? 1 : cap);
       f.Kt = (G + kRun - 1) / kRun;
       if (f.Kt > cap) f.Kt = cap;
-      f.P = f.Kt >= 64 ? 1 : 64 / f.Kt;
-      if (f.P > nsys) f.P = nsys > 0 ? nsys : 1;
+      if ((G + f.Kt - 1) / f.Kt > kRun) {
+        f.Kt = team_cap > 0 || cap < kBlockTeam ? cap : kBlockTeam;
+        const long per = static_cast<long>(kRun) * f.Kt;
+        const long want = (G + per - 1) / per;
+        f.nb = static_cast<int>(want < IB::kMax ? want : IB::kMax);
+      } else {
+        f.P = f.Kt >= 64 ? 1 : 64 / f.Kt;
+        if (f.P > nsys) f.P = nsys > 0 ? nsys : 1;
+      }
+    } else if (team_cap > 1) {
+      const long most = IB::most(G);
+      f.nb = static_cast<int>(team_cap < most ? team_cap : most);
     }
-    f.L = (G + f.Kt - 1) / f.Kt;
+    const int per_block = (G + f.nb - 1) / f.nb;
+    f.L = (per_block + f.Kt - 1) / f.Kt;
     return f;
   }
   int team_size() const { return P * Kt; }
-  int league() const { return (nsys + P - 1) / P; }
+  int league() const { return nb > 1 ? nsys * nb : (nsys + P - 1) / P; }
+  /// Workspace values: the segments' slots, then the blocks' aggregates.
+  size_t workspace_size() const {
+    return static_cast<size_t>(nsys) * G * SL::kCount + (nb > 1 ? static_cast<size_t>(nsys) * nb * IB::kCount : 0);
+  }
+  /// The launches: one, or one per stage with blocks.
+  template <class E>
+  void launch(const char* fn, const E& exec) {
+    Team<E> policy(exec, league(), team_size());
+    policy.set_scratch_size(0, Kokkos::PerTeam(scratch_bytes()));
+    for (int st = nb > 1 ? 0 : -1; st < (nb > 1 ? 4 : 0); ++st) {
+      stage = st;
+      Kokkos::parallel_for(fn, policy, *this);
+    }
+  }
+
+  KOKKOS_INLINE_FUNCTION int block_lo(int b) const { return static_cast<int>(static_cast<long>(b) * G / nb); }
+  KOKKOS_INLINE_FUNCTION T* aggregate(int s, int b) const {
+    return ws.data() + static_cast<size_t>(nsys) * G * SL::kCount + (static_cast<size_t>(s) * nb + b) * IB::kCount;
+  }
 
   /// A run of up to kRun segments in registers: each(f) calls f(i, e)
   /// with segment i's six summary values, each_back(f) f(i, k) from the
@@ -521,12 +589,14 @@ KBAND_UNROLL
     sc.P = P;
     sc.chunk_fastest = true;
     sc.nan = nan;
-    const typename Scan::Place pl = sc.at(sc.place(m), m.league_rank());
-    char* raw = static_cast<char*>(m.team_scratch(0).get_shmem(scratch_bytes(m.team_size())));
+    const int blk = nb > 1 ? m.league_rank() % nb : 0;
+    const typename Scan::Place pl = sc.at(sc.place(m), nb > 1 ? m.league_rank() / nb : m.league_rank());
+    char* raw = static_cast<char*>(m.team_scratch(0).get_shmem(scratch_bytes(m.team_size(), nb)));
     const int s = pl.s;
-    int g0 = pl.k * L;
-    g0 = g0 < G ? g0 : G;
-    const int g1 = !pl.live ? g0 : (g0 + L < G ? g0 + L : G);
+    const int lo = block_lo(blk), hi = block_lo(blk + 1);
+    int g0 = lo + pl.k * L;
+    g0 = g0 < hi ? g0 : hi;
+    const int g1 = !pl.live ? g0 : (g0 + L < hi ? g0 + L : hi);
     T* base = ws.data() + (static_cast<size_t>(pl.live ? s : 0) * G + g0) * SL::kCount;
     if (L <= kRun) {
       RegRun run;
@@ -535,18 +605,46 @@ KBAND_UNROLL
       for (int i = 0; i < kRun; ++i)
 KBAND_UNROLL
         for (int q = 0; q < 6; ++q) run.e[i][q] = i < run.len ? base[static_cast<size_t>(i) * SL::kCount + q] : T(0);
-      solve(m, sc, pl, raw, run, g0, base);
+      solve(m, sc, pl, raw, run, g0, base, blk);
     } else {
       MemRun run;
       run.base = base;
       run.len = g1 - g0;
-      solve(m, sc, pl, raw, run, g0, base);
+      solve(m, sc, pl, raw, run, g0, base, blk);
     }
+  }
+
+  // a block's aggregates, from the team's scratch copy
+  KOKKOS_INLINE_FUNCTION static Moeb moebius_at(const T* ag, int b) {
+    const T* p = ag + b * IB::kCount + IB::kM;
+    return Moeb{p[0], p[1], p[2], p[3]};
+  }
+  KOKKOS_INLINE_FUNCTION Aff affine_at(const T* ag, int b, int q0) const {
+    const T* p = ag + b * IB::kCount + q0;
+    Aff r{p[0], p[1], T(0), 0};
+    if (q0 == IB::kP) {
+      const int seg = static_cast<int>(p[2]) * IB::kHalf + static_cast<int>(p[3]);
+      r.bad = seg > 0 ? (seg - 1) * S + 1 : 0;
+    }
+    return r;
   }
 
   template <class Run>
   KOKKOS_INLINE_FUNCTION void solve(const member_type& m, const Scan& sc, const typename Scan::Place& pl, char* raw,
-                                    Run& run, int g0, T* base) const {
+                                    Run& run, int g0, T* base, int blk) const {
+    const bool blocked = nb > 1;
+    // with blocks: the aggregates of the earlier stages, all blocks of the
+    // system, into scratch (the first scan's barrier publishes them)
+    T* ag = reinterpret_cast<T*>(raw + 2 * kEntry * static_cast<size_t>(m.team_size()));
+    if (blocked && stage > 0 && pl.live) {
+      const int nq = stage == 1 ? IB::kP : (stage == 2 ? IB::kU : IB::kCount);
+      for (int b = pl.k; b < nb; b += Kt) {
+        const T* src = aggregate(pl.s, b);
+        for (int q = 0; q < nq; ++q) ag[b * IB::kCount + q] = src[q];
+      }
+    }
+    T* mine = blocked && pl.live && pl.k == 0 ? aggregate(pl.s, blk) : nullptr;
+
     // 1. Q entering the run: the scan of the runs' Moebius matrices (Q = 0
     //    before the first segment)
     const Moeb mid{T(1), T(0), T(0), T(1)};
@@ -558,6 +656,15 @@ KBAND_UNROLL
     });
     Moeb mex, mtot;
     sc.template scan<false>(m, pl, Scan::region(m, raw, 0, kEntry), kEntry, mq, mid, mex, mtot);
+    if (blocked) {
+      if (stage == 0) {
+        if (mine) mtot.put(mine + IB::kM, nullptr, 1, 0);
+        return;
+      }
+      Moeb c = mid;  // the blocks before this one
+      for (int b = 0; b < blk; ++b) c = compose(moebius_at(ag, b), c);
+      mex = compose(mex, c);
+    }
     const T Q0 = mex.m01 / mex.m11;
 
     // 2. P entering the run: the scan of the runs' affine maps; the first
@@ -581,7 +688,24 @@ KBAND_UNROLL
     Aff aex, atot;
     m.team_barrier();  // every thread has read scan 1's results
     sc.template scan<false>(m, pl, Scan::region(m, raw, 0, kEntry), kEntry, ap, aid, aex, atot);
-    const int bad = atot.bad;
+    int bad = atot.bad;
+    if (blocked) {
+      if (stage == 1) {
+        if (mine) {
+          const int seg = atot.bad > 0 ? (atot.bad - 1) / S + 1 : 0;
+          mine[IB::kP] = atot.g;
+          mine[IB::kP + 1] = atot.y;
+          mine[IB::kBad] = T(seg / IB::kHalf);
+          mine[IB::kBad + 1] = T(seg % IB::kHalf);
+        }
+        return;
+      }
+      Aff c = aid;  // the blocks before this one
+      for (int b = 0; b < blk; ++b) c = compose(affine_at(ag, b, IB::kP), c);
+      aex = compose(aex, c);
+      bad = 0;  // the system's first failed elimination
+      for (int b = 0; b < nb && bad == 0; ++b) bad = affine_at(ag, b, IB::kP).bad;
+    }
 
     // 3. the elimination coefficients of the run, and u's backward map over it
     Aff au = aid;
@@ -590,12 +714,12 @@ KBAND_UNROLL
       run.each([&](int i, const T(&e)[6]) {
         const T bF = e[SL::kBetaF], bL = e[SL::kBetaL];
         const T den = T(1) - bF * Q;
-        const T A = (e[SL::kAlphaF] + bF * Pc) / den, B = e[SL::kGammaF] / den;
+        const T A = (e[SL::kAlphaF] + bF * Pc) / den, Bn = e[SL::kGammaF] / den;
         const T Pn = e[SL::kAlphaL] + bL * (Pc + Q * A);
-        const T Qn = bL * Q * B + e[SL::kGammaL];
-        run.keep(i, A, B, Pn, Qn);
+        const T Qn = bL * Q * Bn + e[SL::kGammaL];
+        run.keep(i, A, Bn, Pn, Qn);
         au.y += au.g * A;  // u_{g0} = y + g u_{g+1}
-        au.g *= B;
+        au.g *= Bn;
         Pc = Pn;
         Q = Qn;
       });
@@ -603,6 +727,18 @@ KBAND_UNROLL
     Aff uex, utot;
     m.team_barrier();  // every thread has read scan 2's results
     sc.template scan<true>(m, pl, Scan::region(m, raw, 0, kEntry), kEntry, au, aid, uex, utot);
+    if (blocked) {
+      if (stage == 2) {
+        if (mine) {
+          mine[IB::kU] = utot.g;
+          mine[IB::kU + 1] = utot.y;
+        }
+        return;
+      }
+      Aff c = aid;  // the blocks after this one
+      for (int b = nb - 1; b > blk; --b) c = compose(affine_at(ag, b, IB::kU), c);
+      uex = compose(uex, c);
+    }
 
     // 4. back substitution over the run from the u that follows it
     T un = uex.y;
@@ -613,7 +749,7 @@ KBAND_UNROLL
       o[SL::kU] = bad != 0 ? nan : u;  // NaN summaries give NaN here too
       un = u;
     });
-    if (pl.live && pl.k == 0) info(pl.s) = bad;
+    if (pl.live && pl.k == 0 && blk == 0) info(pl.s) = bad;
   }
 };
 

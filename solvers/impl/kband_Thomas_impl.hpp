@@ -12,6 +12,8 @@
 // solves may also store none and recompute them (Recompute, below).
 #pragma once
 
+#include <cstdint>
+
 #include "kband_Layouts.hpp"
 
 // Full unrolling of the fixed-length row loops keeps a thread's rows in
@@ -32,9 +34,25 @@ struct ChunkRows {
   T a[M], b[M], c[M], d[M];
 };
 
+/// W values of T in one aligned 16-byte access (W = 1: no such access).
+template <class T>
+struct Pack16 {
+  static constexpr int W = sizeof(T) < 16 && 16 % sizeof(T) == 0 ? static_cast<int>(16 / sizeof(T)) : 1;
+  struct alignas(16) type {
+    T v[W];
+  };
+  KOKKOS_INLINE_FUNCTION static bool aligned(const void* p) {
+    return W > 1 && (reinterpret_cast<uintptr_t>(p) & 15) == 0;
+  }
+};
+
 /// Loads rows j0 .. j0+nr-1 of system s (of n rows) into r; the rest of the
 /// chunk, and every row when !live, become identity rows (b = 1, a = c = d =
-/// 0). a(s,0) and c(s,n-1) lie outside the matrix and are not read.
+/// 0). a(s,0) and c(s,n-1) lie outside the matrix and are not used. A full
+/// chunk of unit-stride rows at 16-byte aligned addresses (contiguous
+/// batches) is read 16 bytes at a time: a GPU warp then asks for half or a
+/// quarter as many cache lines per load (those loads read a(s,0) and
+/// c(s,n-1) too, and drop them).
 template <int M, class T, class BA, class BB, class BC, class BD>
 KOKKOS_INLINE_FUNCTION void load_chunk(const BA& a, const BB& b, const BC& c, const BD& d, bool live, int s, int j0,
                                        int nr, int n, ChunkRows<T, M>& r) {
@@ -44,6 +62,25 @@ KOKKOS_INLINE_FUNCTION void load_chunk(const BA& a, const BB& b, const BC& c, co
   const T* dp = live ? &d(s, j0) : nullptr;
   const size_t ars = batch_traits<BA>::row_stride(a), brs = batch_traits<BB>::row_stride(b);
   const size_t crs = batch_traits<BC>::row_stride(c), drs = batch_traits<BD>::row_stride(d);
+  using PK = Pack16<T>;
+  constexpr int W = M % PK::W == 0 ? PK::W : 1;
+  if (W > 1 && live && nr == M && ars == 1 && brs == 1 && crs == 1 && drs == 1 && PK::aligned(ap) &&
+      PK::aligned(bp) && PK::aligned(cp) && PK::aligned(dp)) {
+    using V = typename PK::type;
+KBAND_UNROLL
+    for (int u = 0; u < M; u += W) {
+      const V va = *reinterpret_cast<const V*>(ap + u), vb = *reinterpret_cast<const V*>(bp + u);
+      const V vc = *reinterpret_cast<const V*>(cp + u), vd = *reinterpret_cast<const V*>(dp + u);
+KBAND_UNROLL
+      for (int w = 0; w < W; ++w) {
+        r.a[u + w] = j0 + u + w > 0 ? va.v[w] : T(0);
+        r.b[u + w] = vb.v[w];
+        r.c[u + w] = j0 + u + w < n - 1 ? vc.v[w] : T(0);
+        r.d[u + w] = vd.v[w];
+      }
+    }
+    return;
+  }
 KBAND_UNROLL
   for (int u = 0; u < M; ++u) {
     const bool in = live && u < nr;
@@ -52,6 +89,29 @@ KBAND_UNROLL
     r.c[u] = in && j0 + u < n - 1 ? cp[u * crs] : T(0);
     r.d[u] = in ? dp[u * drs] : T(0);
   }
+}
+
+/// Stores rows 0 .. nr-1 of a chunk's solution v at xp (row stride xrs);
+/// a full chunk of unit-stride rows at a 16-byte aligned address is written
+/// 16 bytes at a time.
+template <int M, class T>
+KOKKOS_INLINE_FUNCTION void store_chunk(T* xp, size_t xrs, int nr, const T (&v)[M]) {
+  using PK = Pack16<T>;
+  constexpr int W = M % PK::W == 0 ? PK::W : 1;
+  if (W > 1 && nr == M && xrs == 1 && PK::aligned(xp)) {
+    using V = typename PK::type;
+KBAND_UNROLL
+    for (int u = 0; u < M; u += W) {
+      V q;
+KBAND_UNROLL
+      for (int w = 0; w < W; ++w) q.v[w] = v[u + w];
+      *reinterpret_cast<V*>(xp + u) = q;
+    }
+    return;
+  }
+KBAND_UNROLL
+  for (int u = 0; u < M; ++u)
+    if (u < nr) xp[u * xrs] = v[u];
 }
 
 /// Where a thread keeps the rows of its forward-pass intermediates. A slot
