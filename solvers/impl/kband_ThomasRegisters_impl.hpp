@@ -241,10 +241,7 @@ struct SharedRegistersLoop : RegisterBase<Exec, T, M> {
 
   template <class BD>
   KOKKOS_INLINE_FUNCTION static void load(const BD& d, const Place& pl, int j0, int nr, T (&v)[M]) {
-    const T* dp = pl.live ? &d(pl.s, j0) : nullptr;
-    const size_t drs = batch_traits<BD>::row_stride(d);
-KBAND_UNROLL
-    for (int u = 0; u < M; ++u) v[u] = (dp != nullptr && u < nr) ? dp[u * drs] : T(0);
+    load_rows<M>(pl.live ? &d(pl.s, j0) : nullptr, batch_traits<BD>::row_stride(d), nr, v);
   }
 
   KOKKOS_FUNCTION void operator()(const member_type& m) const {
@@ -356,11 +353,7 @@ KBAND_UNROLL
         hp *= -f.cp(j);
         y[u] = Periodic ? y[u] + hp * xin.y - fact * f.z(j) : y[u] + hp * xin.y;
       }
-    T* xp = &x(pl.s, j0);
-    const size_t xrs = batch_traits<BX>::row_stride(x);
-KBAND_UNROLL
-    for (int u = 0; u < M; ++u)
-      if (u < nr) xp[u * xrs] = y[u];
+    store_chunk<M>(&x(pl.s, j0), batch_traits<BX>::row_stride(x), nr, y);
     if (pl.k == 0) info(pl.s) = 0;
   }
 };
@@ -487,15 +480,14 @@ KBAND_UNROLL
     this->template scan<true>(m, pl, Base::region(m, raw, r0, kEntry), kEntry, bw,
                               AffineSum<T>{T(1), T(0), T(0), 0}, xin, xall);
     if (!pl.live) return;
-    T* xp = &x(pl.s, j0);
-    const size_t xrs = batch_traits<BX>::row_stride(x);
     T hp = T(1);
 KBAND_UNROLL
     for (int u = M - 1; u >= 0; --u)
       if (u < nr) {
         hp *= -cv[u];
-        xp[u * xrs] = bad != 0 ? this->nan : dv[u] + hp * xin.y;
+        dv[u] = bad != 0 ? this->nan : dv[u] + hp * xin.y;
       }
+    store_chunk<M>(&x(pl.s, j0), batch_traits<BX>::row_stride(x), nr, dv);
     if (pl.k == 0) info(pl.s) = bad;
   }
 };

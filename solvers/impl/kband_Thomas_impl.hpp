@@ -91,6 +91,26 @@ KBAND_UNROLL
   }
 }
 
+/// Loads rows 0 .. nr-1 of one array at p (row stride rs; none when p is
+/// null) into v, zeros after them; 16 bytes at a time like load_chunk.
+template <int M, class T>
+KOKKOS_INLINE_FUNCTION void load_rows(const T* p, size_t rs, int nr, T (&v)[M]) {
+  using PK = Pack16<T>;
+  constexpr int W = M % PK::W == 0 ? PK::W : 1;
+  if (W > 1 && p != nullptr && nr == M && rs == 1 && PK::aligned(p)) {
+    using V = typename PK::type;
+KBAND_UNROLL
+    for (int u = 0; u < M; u += W) {
+      const V q = *reinterpret_cast<const V*>(p + u);
+KBAND_UNROLL
+      for (int w = 0; w < W; ++w) v[u + w] = q.v[w];
+    }
+    return;
+  }
+KBAND_UNROLL
+  for (int u = 0; u < M; ++u) v[u] = (p != nullptr && u < nr) ? p[u * rs] : T(0);
+}
+
 /// Stores rows 0 .. nr-1 of a chunk's solution v at xp (row stride xrs);
 /// a full chunk of unit-stride rows at a 16-byte aligned address is written
 /// 16 bytes at a time.
