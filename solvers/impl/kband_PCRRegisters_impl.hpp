@@ -26,12 +26,13 @@
 //
 // Segments (G > 1): a system longer than one team should take, when the
 // systems are too few to fill the device, is cut into G segments of K chunks,
-// one team each, in three launches. The summary pass (Summary = true) reduces
+// one team each, in three steps. The summary pass (Summary = true) reduces
 // each segment with its couplings to the neighbouring segments moved to two
 // extra right-hand sides, giving its first and last rows as affine functions
-// of the neighbours' end rows; PCRInterface solves for all end rows, a team
-// per system; the solve pass reduces each segment again with those values
-// known and writes x. The inputs are read twice.
+// of the neighbours' end rows; PCRInterface solves for all end rows (a team
+// per system, or for systems of many segments a team per block of them, in
+// four launches); the solve pass reduces each segment again with those
+// values known and writes x. The inputs are read twice.
 //
 // No pivoting: stable for diagonally dominant systems, like kband::pcr's
 // Scratch variant. A zero or non-finite pivot (of a sweep or of the reduced
