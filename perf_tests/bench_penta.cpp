@@ -65,7 +65,7 @@ void print_help() {
       "  --quick             smoke run: 2^16 points, n = 64,256, 2 reps\n"
       "  --help              this text\n"
       "Rows: penta (elimination, a thread per system; interleaved and grouped; variants\n"
-      "auto/global/scratch), penta-shared (PentadiagonalFactor; variants auto/registers/\n"
+      "auto/registers/global/scratch), penta-shared (PentadiagonalFactor; variants auto/registers/\n"
       "recompute/global), cusparse-gpsvInterleavedBatch\n"
       "(same interleaved arrays, refreshed from pristine copies outside the timed region),\n"
       "kk-gbtrf+gbtrs (Kokkos Kernels banded LU, a thread per system, when built),\n"
@@ -429,7 +429,8 @@ class PentaBench {
       Data<Ops> D(nsys, n, gen(n), exec_);
       InfoView info(noinit("kband_bench::info"), nsys);
       V1 ws(noinit("kband_bench::ws"), kband::penta_workspace_size(D.x));
-      for (auto v : {kband::Variant::Auto, kband::Variant::Global, kband::Variant::Scratch}) {
+      for (auto v : {kband::Variant::Auto, kband::Variant::Registers, kband::Variant::Global,
+                     kband::Variant::Scratch}) {
         kband::SolveOptions opt;
         opt.variant = v;
         timed(base_row("penta", lname, kband::variant_name(v), n, nsys, 7),

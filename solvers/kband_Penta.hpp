@@ -39,6 +39,7 @@
 // blocks shrink every step for dominant systems.
 #pragma once
 
+#include "impl/kband_PentaRegisters_impl.hpp"
 #include "impl/kband_PentaShared_impl.hpp"
 #include "kband_PCR.hpp"
 #include "kband_Thomas.hpp"
@@ -99,6 +100,13 @@ void penta_per_system(const char* fn, const Exec& exec, const BA& a, const BB& b
   using tx = batch_traits<BX>;
   check_penta_args<Exec>(fn, a, b, c, d, e, y, x, info, Periodic ? 5 : 1);
   const int nsys = tx::nsys(x), n = tx::n(x);
+  const PentaArgs<BA, BB, BC, BD, BE, BY, BX, Info> args{a, b, c, d, e, y, x, info};
+  if (!Periodic && (opt.variant == Variant::Registers || opt.variant == Variant::Auto)) {
+    constexpr int M = kPentaRegisterRows;
+    using F = PentaPerSystemRegisters<Exec, BA, BB, BC, BD, BE, BY, BX, Info, M>;
+    F f(typename F::Base{nsys, n, 1, 1, false, std::numeric_limits<T>::quiet_NaN()}, args);
+    if (use_registers<Exec, tx::layout>(fn, opt, exec, nsys, n, M, F::scratch_per_thread(), f)) return;
+  }
   constexpr int W = thomas_lanes<Exec, BX>::value;
   constexpr int U = thomas_unroll<Exec, BX>::value;
   const ThomasGeometry g = thomas_geometry<Exec, T>(fn, nsys, n, W, Periodic ? 5 : 3, opt,
@@ -110,7 +118,6 @@ void penta_per_system(const char* fn, const Exec& exec, const BA& a, const BB& b
   }
   using Base = ThomasBase<Exec, BX, T, W>;
   const Base base{nsys, n, g.scratch, g.scratch_level, ws, std::numeric_limits<T>::quiet_NaN()};
-  const PentaArgs<BA, BB, BC, BD, BE, BY, BX, Info> args{a, b, c, d, e, y, x, info};
   if (g.scratch)
     launch_thomas(fn, exec, g, PentaPerSystem<Exec, BA, BB, BC, BD, BE, BY, BX, Info, W, U, Periodic, true>(base, args));
   else

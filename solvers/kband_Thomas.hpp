@@ -38,11 +38,11 @@ namespace kband {
 ///  * Scratch: in team scratch memory, a thread per system;
 ///  * Registers: in registers, a team of threads per system, each holding a
 ///    chunk of rows, joined by scans in team scratch: the solve reads its
-///    inputs once and writes x once. kband::thomas (non-periodic
-///    per-system, and shared factors) and kband::penta with a
-///    PentadiagonalFactor only; it needs teams of ceil(n / M) threads (M = 8 rows
-///    per thread with per-system coefficients, 16 with a shared factor), so
-///    host backends serve it for n <= M only.
+///    inputs once and writes x once. kband::thomas and kband::penta
+///    (non-periodic per-system coefficients, and shared factors) only; it
+///    needs teams of ceil(n / M) threads (M = 8 rows per thread with
+///    per-system coefficients, 16 with a shared factor), so host backends
+///    serve it for n <= M only.
 ///  * Recompute: shared factors only (kband::thomas with a TridiagonalFactor,
 ///    kband::penta with a PentadiagonalFactor).
 ///    No intermediate row is stored: the forward pass runs twice, the first
@@ -137,8 +137,8 @@ ThomasGeometry thomas_geometry(const char* fn, int nsys, int n, int lanes, int n
   int ts = device ? (opt.team_size > 0 ? opt.team_size : 0) : 1;
   Variant v = opt.variant;
   require(v != Variant::Registers,
-          concat(fn, ": Variant::Registers is offered by kband::thomas (non-periodic per-system "
-                     "coefficients, and shared factors) and by kband::penta with a PentadiagonalFactor only"));
+          concat(fn, ": Variant::Registers is offered by kband::thomas and kband::penta (non-periodic "
+                     "per-system coefficients, and shared factors) only"));
   require(v != Variant::Recompute,
           concat(fn, ": Variant::Recompute is offered by kband::thomas with a shared factor "
                      "(TridiagonalFactor), kband::penta with a PentadiagonalFactor and kband::gtsv only"));

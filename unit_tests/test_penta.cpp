@@ -62,10 +62,10 @@ kband::PentadiagonalFactor<T> make_factor(const PentaCase<T>& cs) {
 /// returns whether the solver served it (a refusal must name `refusal`).
 template <class T, class B>
 bool run_penta(PSolver solver, const std::string& layout, int n, int nsys, kband::Variant variant, int team_size,
-               bool inplace, int blocks = 0, const char* refusal = kScratchLimit) {
+               bool inplace, int blocks = 0, const char* refusal = kScratchLimit, const PentaCase<T>* own = nullptr) {
   const bool periodic = psolver_periodic(solver), shared = psolver_shared(solver);
   if (periodic && n < 5) return false;
-  const PentaCase<T>& cs = get_penta_case<T>(n, nsys, shared, periodic);
+  const PentaCase<T>& cs = own != nullptr ? *own : get_penta_case<T>(n, nsys, shared, periodic);
   Exec exec;
   const B y = make_batch<B>("y", nsys, n, cs.y), x("x", nsys, n);
   Kokkos::View<int*> info("info", nsys);
@@ -182,6 +182,57 @@ TYPED_TEST(PentaAccuracy, SharedRegistersAndRecompute) {
       }
     }
 }
+// Per-system coefficients in the Registers variant (kPentaRegisterRows = 8
+// rows a thread): systems of one chunk, one row short of and past whole
+// chunks, a last chunk of one row, many chunks; teams of several systems and
+// of one, teams that solve 3 blocks of systems in turn; in place too. Hosts
+// serve systems of one chunk; a GPU every n here.
+TYPED_TEST(PentaAccuracy, PerSystemRegisters) {
+  using T = typename TestFixture::T;
+  using L = typename TestFixture::L;
+  using B = typename TestFixture::B;
+  constexpr int M = kband::impl::kPentaRegisterRows;
+  const bool device = kband::impl::is_device_exec<Exec>::value;
+  for (int n : {1, 2, 3, 4, 5, 6, M - 1, M, M + 1, M + 2, 2 * M + 1, 5 * M - 1, 64, 257, 1000})
+    for (int nsys : {1, kSZ + 1, 70})
+      for (int ts : {0, 32})
+        for (int blocks : {0, 3})
+          for (bool inplace : {false, true}) {
+            if (inplace && (ts != 0 || blocks != 0)) continue;
+            const bool served = run_penta<T, B>(PSolver::PerSystem, L::name(), n, nsys, kband::Variant::Registers,
+                                                ts, inplace, blocks, "Variant::Registers");
+            if (n <= M || device) EXPECT_TRUE(served) << "penta Registers n=" << n << " team_size=" << ts;
+          }
+}
+// Zero entries inside the band: with e(s,j) = 0 the 4x4 transfer of row j
+// is singular, while the Registers variant's map of Pluecker coordinates
+// stays exact. Every variant against the reference.
+TYPED_TEST(PentaAccuracy, PerSystemZeroBandEntries) {
+  using T = typename TestFixture::T;
+  using L = typename TestFixture::L;
+  using B = typename TestFixture::B;
+  constexpr int M = kband::impl::kPentaRegisterRows;
+  const bool device = kband::impl::is_device_exec<Exec>::value;
+  for (int n : {3, 7, 9, 17, 64, 257}) {
+    const int nsys = kSZ + 1;
+    PentaCase<T> cs = get_penta_case<T>(n, nsys, false, false);
+    for (int s = 0; s < nsys; ++s)
+      for (int j = 0; j < n; ++j) {
+        // every row where the pattern puts a zero, shifted per system
+        const int js = j + s;
+        if (js % 5 == 2 && j < n - 2) cs.e[cs.idx(s, j)] = T(0);
+        if (js % 7 == 3 && j < n - 1) cs.d[cs.idx(s, j)] = T(0);
+        if (js % 4 == 1 && j >= 2) cs.a[cs.idx(s, j)] = T(0);
+        if (s % 3 == 0 && j >= 1 && j % 2 == 0) cs.b[cs.idx(s, j)] = T(0);
+      }
+    penta_reference(cs);
+    for (kband::Variant v : {kband::Variant::Auto, kband::Variant::Global, kband::Variant::Scratch,
+                             kband::Variant::Registers}) {
+      if (v == kband::Variant::Registers && !(n <= M || device)) continue;
+      run_penta<T, B>(PSolver::PerSystem, L::name(), n, nsys, v, 0, false, 0, kScratchLimit, &cs);
+    }
+  }
+}
 TYPED_TEST(PentaAccuracy, PCR) { TestFixture::sweep(PSolver::PCR, {kband::Variant::Auto}, {0, 32}); }
 TYPED_TEST(PentaAccuracy, SolvePentadiagonal) {
   for (PSolver s : {PSolver::Auto, PSolver::AutoPeriodic, PSolver::ForcePCR, PSolver::ForceElim})
@@ -201,7 +252,7 @@ TYPED_TEST_SUITE(PentaInfo, SolverConfigs, CfgNames);
 /// the others must be solved.
 template <class T, class B>
 void broken_systems(PSolver solver, const std::string& layout, int n, int k1, int j1, T v1, int exact1, int j2,
-                    int exact2) {
+                    int exact2, kband::Variant variant = kband::Variant::Auto) {
   const int nsys = 7, s1 = 2, s2 = 6;
   const bool periodic = solver == PSolver::Periodic;
   PentaCase<T> cs = get_penta_case<T>(n, nsys, false, periodic);
@@ -212,9 +263,11 @@ void broken_systems(PSolver solver, const std::string& layout, int n, int k1, in
   Kokkos::View<int*> info("info", nsys);
   Exec exec;
   const std::string what = std::string(psolver_name(solver)) + " " + layout + " " + type_name(T()) +
-                           " n=" + std::to_string(n);
+                           " n=" + std::to_string(n) + " variant=" + kband::variant_name(variant);
+  kband::SolveOptions opt;
+  opt.variant = variant;
   const auto call = [&] {
-    if (solver == PSolver::PerSystem) kband::penta(exec, p.a, p.b, p.c, p.d, p.e, p.y, x, info);
+    if (solver == PSolver::PerSystem) kband::penta(exec, p.a, p.b, p.c, p.d, p.e, p.y, x, info, opt);
     else if (solver == PSolver::Periodic) kband::periodic_penta(exec, p.a, p.b, p.c, p.d, p.e, p.y, x, info);
     else kband::pcr_penta(exec, p.a, p.b, p.c, p.d, p.e, p.y, x, info);
   };
@@ -246,6 +299,22 @@ TYPED_TEST(PentaInfo, ZeroAndNonFinitePivots) {
     if (n >= 5) {
       // periodic: c(s, 1) = 0 makes G singular (info 2); a zero row as above
       broken_systems<T, B>(PSolver::Periodic, L::name(), n, 2, 1, T(0), 2, mid, 0);
+    }
+  }
+  // Registers: the failing row in the first, a middle and the last chunk, at
+  // chunk boundaries; info names the elimination's row (hosts serve one
+  // chunk only)
+  constexpr int M = kband::impl::kPentaRegisterRows;
+  const bool device = kband::impl::is_device_exec<Exec>::value;
+  const kband::Variant R = kband::Variant::Registers;
+  for (int n : {1, 5, M, 11, 64, 100}) {
+    if (!(n <= M || device)) continue;
+    const int mid = n / 2;
+    broken_systems<T, B>(PSolver::PerSystem, L::name(), n, 2, 0, T(0), 1, mid, mid + 1, R);
+    broken_systems<T, B>(PSolver::PerSystem, L::name(), n, 2, n - 1, nan_value<T>(), n, n - 1, n, R);
+    if (n > 2 * M) {
+      broken_systems<T, B>(PSolver::PerSystem, L::name(), n, 2, M, nan_value<T>(), M + 1, 2 * M - 1, 2 * M, R);
+      broken_systems<T, B>(PSolver::PerSystem, L::name(), n, 2, M - 1, nan_value<T>(), M, M, M + 1, R);
     }
   }
 }
