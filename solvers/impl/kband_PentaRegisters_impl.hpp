@@ -23,14 +23,17 @@
 //     It holds for e_j = 0 too (the map is the 4x4 transfer's second compound
 //     divided by e_j), and as a projective map it may be scaled freely (each
 //     row is first scaled by a power of two, which leaves x, p, q and z as
-//     they are, to largest coefficient in [1, 2)). A chunk multiplies its
-//     rows' 6x6 maps; one thread per system walks the K chunk products in
-//     team scratch from pi = e_23 (before row 0), leaving each chunk the
-//     coordinates it starts from. The walk converges to the dominant plane
-//     like Thomas's c' does, where a basis of the plane (4x2) would lose its
-//     second column to the first. The chunk then runs the elimination's own
-//     recurrences from W: pivots, info and stability are those of penta's
-//     other variants (up to rounding in the start state).
+//     they are, to largest coefficient in [1, 2)). The chunks put their
+//     scaled rows in team scratch and one thread per system runs the map
+//     over them from pi = e_23 (before row 0): 12 multiplications a row, no
+//     division, leaving each chunk the coordinates it starts from. Like
+//     Thomas's c', the walk converges to the dominant plane, where a basis of
+//     the plane (4x2) would lose its second column to the first. (Walking
+//     each chunk's 6x6 product instead costs 36 values of scratch a thread
+//     and 72 multiplications a row; perf_tests/RESULTS.md has the runs.) The chunk
+//     then runs the elimination's own recurrences from W: pivots, info and
+//     stability are those of penta's other variants (up to rounding in the
+//     start state).
 //  2. Forward substitution, z_j = (y_j - a_j z_{j-2} - beta_j z_{j-1}) / mu_j,
 //     written on the state (z_{j-1}, t_j), t_j = z_{j-2} - p_{j-2} z_{j-1}:
 //       z_j = (y_j - b_j z_{j-1} - a_j t_j) / mu_j,  t_{j+1} = z_{j-1} - p_{j-1} z_j,
@@ -39,9 +42,9 @@
 //  3. Back substitution, x_j = z_j - p_j x_{j+1} - q_j x_{j+2}, on the state
 //     (x_{j+1}, x_{j+2}), the same way from the last chunk down.
 //
-// Team scratch: the chunk products (36 values a thread), reused by the
-// backward scan, and one scan region. Host backends (teams of one thread)
-// serve systems of at most M rows.
+// Team scratch: the scaled rows (5 M values a thread), then the start
+// coordinates, then the scan regions, one after another. Host backends
+// (teams of one thread) serve systems of at most M rows.
 #pragma once
 
 #include "kband_Penta_impl.hpp"
@@ -137,14 +140,14 @@ struct PentaPerSystemRegisters : RegisterBase<Exec, batch_value_t<BX>, M>,
   PentaPerSystemRegisters(const Base& base, const Args& args) : Base(base), Args(args) {}
 
   using Sum = Affine2Sum<T>;
-  static constexpr int kSystemsPerTeam = 8;
-  static constexpr int kMinTeamStrided = 128;
+  static constexpr int kSystemsPerTeam = 16;
+  static constexpr int kMinTeamStrided = 256;
   static constexpr bool kAutoContiguous = false;
   static constexpr int kAutoChunks = 32;
   static constexpr size_t kEntry = scan_entry<T, Sum>();
-  static constexpr size_t kMat = 36 * sizeof(T);  // a chunk's product, per thread
-  static_assert(2 * kEntry <= kMat, "the backward scan reuses the chunk products' scratch");
-  KOKKOS_INLINE_FUNCTION static size_t scratch_per_thread() { return kMat + 2 * kEntry; }
+  static constexpr size_t kRows = 5 * M * sizeof(T);  // a chunk's scaled rows for the walk
+  static_assert(kRows >= 6 * sizeof(T), "the start coordinates go where a chunk's rows were");
+  KOKKOS_INLINE_FUNCTION static size_t scratch_per_thread() { return kRows > 2 * kEntry ? kRows : 2 * kEntry; }
 
   template <class B>
   KOKKOS_INLINE_FUNCTION static void load(const B& v, const Place& pl, int j0, int nr, T (&r)[M]) {
@@ -159,7 +162,7 @@ struct PentaPerSystemRegisters : RegisterBase<Exec, batch_value_t<BX>, M>,
     char* raw = static_cast<char*>(m.team_scratch(0).get_shmem(m.team_size() * scratch_per_thread()));
     for (int blk = b0; blk < b1; ++blk) {
       // the previous block's backward scan read its results where this
-      // block's chunk products go
+      // block's rows go
       if (blk > b0) m.team_barrier();
       const Place pl = this->at(pl0, blk);
       T av[M], bv[M], cv[M], dv[M], ev[M], yv[M];
@@ -176,8 +179,7 @@ struct PentaPerSystemRegisters : RegisterBase<Exec, batch_value_t<BX>, M>,
   KOKKOS_INLINE_FUNCTION void solve(const member_type& m, const Place& pl, char* raw, int j0, int nr, T (&av)[M],
                                     T (&bv)[M], T (&cv)[M], T (&dv)[M], T (&ev)[M], T (&yv)[M]) const {
     const int ts = m.team_size(), n = this->n;
-    T* mat = reinterpret_cast<T*>(raw);
-    char* fregion = raw + kMat * ts;
+    T* rs = reinterpret_cast<T*>(raw);
 KBAND_UNROLL
     for (int u = 0; u < M; ++u) penta_mask(j0 + u, n, av[u], bv[u], dv[u], ev[u]);
     // rows scaled by powers of two to largest coefficients in [1, 2): exact,
@@ -192,53 +194,48 @@ KBAND_UNROLL
       const T r = inverse_pow2(mx);
       av[u] *= r, bv[u] *= r, cv[u] *= r, dv[u] *= r, ev[u] *= r, yv[u] *= r;
     }
-    // 1. the chunk's product of Pluecker maps, a column at a time (six values
-    // live, not 36)
+    // 1. the walk: the scaled rows go to team scratch, and one thread per
+    // system runs the Pluecker map over all of them, leaving the coordinates
+    // that enter chunk k+1 where chunk k's first six values were
 KBAND_UNROLL
-    for (int col = 0; col < 6; ++col) {
-      T pc[6];
-KBAND_UNROLL
-      for (int i = 0; i < 6; ++i) pc[i] = i == col ? T(1) : T(0);
-KBAND_UNROLL
-      for (int u = 0; u < M; ++u)
-        if (u < nr) pluecker_row(av[u], bv[u], cv[u], dv[u], ev[u], pc);
-KBAND_UNROLL
-      for (int i = 0; i < 6; ++i) mat[(i * 6 + col) * ts + pl.slot] = pc[i];
+    for (int u = 0; u < M; ++u) {
+      rs[(0 * M + u) * ts + pl.slot] = av[u];
+      rs[(1 * M + u) * ts + pl.slot] = bv[u];
+      rs[(2 * M + u) * ts + pl.slot] = cv[u];
+      rs[(3 * M + u) * ts + pl.slot] = dv[u];
+      rs[(4 * M + u) * ts + pl.slot] = ev[u];
     }
     m.team_barrier();
-    // the walk: one thread per system applies the chunk products in turn and
-    // leaves each chunk its start coordinates in its first six entries
     if (pl.k == 0) {
-      T v[6] = {T(0), T(0), T(0), T(0), T(0), T(1)};
-      for (int k = 0; k < this->K; ++k) {
+      T pi[6] = {T(0), T(0), T(0), T(0), T(0), T(1)};
+      for (int k = 0; k + 1 < this->K; ++k) {
         const int slot = pl.slot + k * pl.stride;
-        T q[6];
 KBAND_UNROLL
-        for (int i = 0; i < 6; ++i) {
-          T s = T(0);
-KBAND_UNROLL
-          for (int jj = 0; jj < 6; ++jj) s += mat[(i * 6 + jj) * ts + slot] * v[jj];
-          q[i] = s;
-        }
-KBAND_UNROLL
-        for (int i = 0; i < 6; ++i) mat[i * ts + slot] = v[i];
+        for (int u = 0; u < M; ++u)  // chunk k is whole
+          pluecker_row(rs[(0 * M + u) * ts + slot], rs[(1 * M + u) * ts + slot], rs[(2 * M + u) * ts + slot],
+                       rs[(3 * M + u) * ts + slot], rs[(4 * M + u) * ts + slot], pi);
         T mx = T(0);
 KBAND_UNROLL
-        for (int i = 0; i < 6; ++i) mx = abs_(q[i]) > mx ? abs_(q[i]) : mx;
-        const T r = mx > T(0) && mx <= real_limits<T>::max() ? T(1) / mx : T(1);
+        for (int i = 0; i < 6; ++i) mx = abs_(pi[i]) > mx ? abs_(pi[i]) : mx;
+        const T r = inverse_pow2(mx);
 KBAND_UNROLL
-        for (int i = 0; i < 6; ++i) v[i] = q[i] * r;
+        for (int i = 0; i < 6; ++i) {
+          pi[i] *= r;
+          rs[i * ts + slot] = pi[i];
+        }
       }
     }
     m.team_barrier();
-    T w00, w01, w10, w11;
-    {
-      T s[6];
+    T w00 = T(0), w01 = T(0), w10 = T(0), w11 = T(0);
+    if (pl.k > 0) {
+      T st[6];
 KBAND_UNROLL
-      for (int i = 0; i < 6; ++i) s[i] = mat[i * ts + pl.slot];
-      const T r = T(1) / s[5];
-      w00 = -s[2] * r, w01 = s[1] * r, w10 = -s[4] * r, w11 = s[3] * r;
+      for (int i = 0; i < 6; ++i) st[i] = rs[i * ts + pl.slot - pl.stride];
+      const T r = T(1) / st[5];
+      w00 = -st[2] * r, w01 = st[1] * r, w10 = -st[4] * r, w11 = st[3] * r;
     }
+    // the scans below reuse the scratch of the start coordinates
+    m.team_barrier();
     // the chunk's pivots from W: c <- 1 / mu, d <- p, e <- q
     int bad = 0;
     {
@@ -280,8 +277,9 @@ KBAND_UNROLL
         }
     }
     Sum in, all;
-    this->template scan<false>(m, pl, fregion, kEntry, fw, Sum::identity(), in, all);
+    this->template scan<false>(m, pl, raw, kEntry, fw, Sum::identity(), in, all);
     bad = all.bad;
+    m.team_barrier();  // the backward scan reuses the region
     {
       T s0 = in.y0, s1 = in.y1, pprev = w10;
 KBAND_UNROLL
