@@ -39,6 +39,7 @@ struct PentaOptions {
   long long dense_elems = 1LL << 27;  // budget of the dense cuBLAS copies (matrix entries)
   int dense_max_n = 128;
   int reps = 10;
+  int team_size = 0;  // SolveOptions::team_size of the penta rows (0: kband's choice)
   bool quick = false;
   std::string algos = "all";  // comma list of penta, shared, peers, dense, pcr
   bool has(const char* a) const {
@@ -57,6 +58,7 @@ void print_help() {
       "  --dense-elems N     budget of dense matrix entries for cuBLAS getrf/getrs (default 2^27)\n"
       "  --precision P       double (default) or float\n"
       "  --reps R            timed repetitions per row (median reported; default 10)\n"
+      "  --team-size T       SolveOptions::team_size of the penta rows (default 0: kband's choice)\n"
       "  --algos LIST        rows to run, of: penta (per-system elimination), shared\n"
       "                      (penta-shared), peers (cuSPARSE gpsv, Kokkos Kernels gbtrf),\n"
       "                      dense (cuBLAS getrf/getrs and penta on its subset), pcr\n"
@@ -100,6 +102,7 @@ bool parse(int argc, char** argv, PentaOptions& o) {
     else if (a == "--dense-elems") o.dense_elems = parse_list(value()).at(0);
     else if (a == "--precision") o.precision = value();
     else if (a == "--reps") o.reps = std::stoi(value());
+    else if (a == "--team-size") o.team_size = std::stoi(value());
     else if (a == "--json") o.json = value();
     else if (a == "--quick") o.quick = true;
     else if (a == "--algos") o.algos = value();
@@ -433,6 +436,7 @@ class PentaBench {
                      kband::Variant::Scratch}) {
         kband::SolveOptions opt;
         opt.variant = v;
+        opt.team_size = o_.team_size;
         timed(base_row("penta", lname, kband::variant_name(v), n, nsys, 7),
               [&] { kband::penta(exec_, D.a, D.b, D.c, D.d, D.e, D.y, D.x, info, opt, ws); }, [] {},
               nan_poison(D.x), reader(D.x, nsys, n), false);

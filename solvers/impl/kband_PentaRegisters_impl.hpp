@@ -23,14 +23,17 @@
 //     It holds for e_j = 0 too (the map is the 4x4 transfer's second compound
 //     divided by e_j), and as a projective map it may be scaled freely (each
 //     row is first scaled by a power of two, which leaves x, p, q and z as
-//     they are, to largest coefficient in [1, 2)). The chunks put their
-//     scaled rows in team scratch and one thread per system runs the map
-//     over them from pi = e_23 (before row 0): 12 multiplications a row, no
-//     division, leaving each chunk the coordinates it starts from. Like
+//     they are, to largest coefficient in [1, 2)). One thread per system
+//     runs the map over the system's rows from pi = e_23 (before row 0),
+//     reading them again from memory while the team's own loads have them
+//     on chip: 12 multiplications a row, no division, and it leaves each
+//     chunk the coordinates it starts from. Like
 //     Thomas's c', the walk converges to the dominant plane, where a basis of
 //     the plane (4x2) would lose its second column to the first. (Walking
 //     each chunk's 6x6 product instead costs 36 values of scratch a thread
-//     and 72 multiplications a row; perf_tests/RESULTS.md has the runs.) The chunk
+//     and 72 multiplications a row, and the rows in scratch 5 values a
+//     row; both limit the systems a team can hold, which the interleaved
+//     layout needs for whole cache lines: perf_tests/RESULTS.md.) The chunk
 //     then runs the elimination's own recurrences from W: pivots, info and
 //     stability are those of penta's other variants (up to rounding in the
 //     start state).
@@ -42,8 +45,8 @@
 //  3. Back substitution, x_j = z_j - p_j x_{j+1} - q_j x_{j+2}, on the state
 //     (x_{j+1}, x_{j+2}), the same way from the last chunk down.
 //
-// Team scratch: the scaled rows (5 M values a thread), then the start
-// coordinates, then the scan regions, one after another. Host backends
+// Team scratch: the start coordinates, then the scan regions, one after
+// another. Host backends
 // (teams of one thread) serve systems of at most M rows.
 #pragma once
 
@@ -145,9 +148,8 @@ struct PentaPerSystemRegisters : RegisterBase<Exec, batch_value_t<BX>, M>,
   static constexpr bool kAutoContiguous = false;
   static constexpr int kAutoChunks = 32;
   static constexpr size_t kEntry = scan_entry<T, Sum>();
-  static constexpr size_t kRows = 5 * M * sizeof(T);  // a chunk's scaled rows for the walk
-  static_assert(kRows >= 6 * sizeof(T), "the start coordinates go where a chunk's rows were");
-  KOKKOS_INLINE_FUNCTION static size_t scratch_per_thread() { return kRows > 2 * kEntry ? kRows : 2 * kEntry; }
+  static constexpr size_t kStart = 6 * sizeof(T);  // the coordinates a chunk starts from
+  KOKKOS_INLINE_FUNCTION static size_t scratch_per_thread() { return kStart > 2 * kEntry ? kStart : 2 * kEntry; }
 
   template <class B>
   KOKKOS_INLINE_FUNCTION static void load(const B& v, const Place& pl, int j0, int nr, T (&r)[M]) {
@@ -162,7 +164,7 @@ struct PentaPerSystemRegisters : RegisterBase<Exec, batch_value_t<BX>, M>,
     char* raw = static_cast<char*>(m.team_scratch(0).get_shmem(m.team_size() * scratch_per_thread()));
     for (int blk = b0; blk < b1; ++blk) {
       // the previous block's backward scan read its results where this
-      // block's rows go
+      // block's start coordinates go
       if (blk > b0) m.team_barrier();
       const Place pl = this->at(pl0, blk);
       T av[M], bv[M], cv[M], dv[M], ev[M], yv[M];
@@ -176,10 +178,56 @@ struct PentaPerSystemRegisters : RegisterBase<Exec, batch_value_t<BX>, M>,
     }
   }
 
+  /// The walk over the system at pl (its chunk-0 thread); start gets the
+  /// coordinates entering chunks 1 .. K-1 at the slots of chunks 0 .. K-2.
+  KOKKOS_INLINE_FUNCTION void walk(const Place& pl, T* start, int ts) const {
+    const T* ap = &a(pl.s, 0);
+    const T* bp = &b(pl.s, 0);
+    const T* cp = &c(pl.s, 0);
+    const T* dp = &d(pl.s, 0);
+    const T* ep = &e(pl.s, 0);
+    const size_t ars = batch_traits<BA>::row_stride(a), brs = batch_traits<BB>::row_stride(b);
+    const size_t crs = batch_traits<BC>::row_stride(c), drs = batch_traits<BD>::row_stride(d);
+    const size_t ers = batch_traits<BE>::row_stride(e);
+    const int n = this->n, jend = (this->K - 1) * M;  // the rows before the last chunk
+    T pi[6] = {T(0), T(0), T(0), T(0), T(0), T(1)};
+    // one row at a time (a loop the compiler unrolls keeps every row's loads
+    // in registers, for all of the kernel), the next row's loads in flight
+    T na = T(0), nb = T(0), nc = T(0), nd = T(0), ne = T(0);
+    if (jend > 0) na = ap[0], nb = bp[0], nc = cp[0], nd = dp[0], ne = ep[0];
+KBAND_NO_UNROLL
+    for (int j = 0; j < jend; ++j) {
+      T ra = na, rb = nb, rc = nc, rd = nd, re = ne;
+      if (j + 1 < jend) {
+        const int jn = j + 1;
+        na = ap[jn * ars], nb = bp[jn * brs], nc = cp[jn * crs], nd = dp[jn * drs], ne = ep[jn * ers];
+      }
+      penta_mask(j, n, ra, rb, rd, re);
+      T mx = abs_(ra);
+      mx = abs_(rb) > mx ? abs_(rb) : mx;
+      mx = abs_(rc) > mx ? abs_(rc) : mx;
+      mx = abs_(rd) > mx ? abs_(rd) : mx;
+      mx = abs_(re) > mx ? abs_(re) : mx;
+      const T r = inverse_pow2(mx);
+      pluecker_row(ra * r, rb * r, rc * r, rd * r, re * r, pi);
+      if ((j + 1) % M == 0) {  // the end of chunk k = j / M
+        T px = T(0);
+KBAND_UNROLL
+        for (int i = 0; i < 6; ++i) px = abs_(pi[i]) > px ? abs_(pi[i]) : px;
+        const T rp = inverse_pow2(px);
+        const int slot = pl.slot + (j / M) * pl.stride;
+KBAND_UNROLL
+        for (int i = 0; i < 6; ++i) {
+          pi[i] *= rp;
+          start[i * ts + slot] = pi[i];
+        }
+      }
+    }
+  }
+
   KOKKOS_INLINE_FUNCTION void solve(const member_type& m, const Place& pl, char* raw, int j0, int nr, T (&av)[M],
                                     T (&bv)[M], T (&cv)[M], T (&dv)[M], T (&ev)[M], T (&yv)[M]) const {
     const int ts = m.team_size(), n = this->n;
-    T* rs = reinterpret_cast<T*>(raw);
 KBAND_UNROLL
     for (int u = 0; u < M; ++u) penta_mask(j0 + u, n, av[u], bv[u], dv[u], ev[u]);
     // rows scaled by powers of two to largest coefficients in [1, 2): exact,
@@ -194,43 +242,17 @@ KBAND_UNROLL
       const T r = inverse_pow2(mx);
       av[u] *= r, bv[u] *= r, cv[u] *= r, dv[u] *= r, ev[u] *= r, yv[u] *= r;
     }
-    // 1. the walk: the scaled rows go to team scratch, and one thread per
-    // system runs the Pluecker map over all of them, leaving the coordinates
-    // that enter chunk k+1 where chunk k's first six values were
-KBAND_UNROLL
-    for (int u = 0; u < M; ++u) {
-      rs[(0 * M + u) * ts + pl.slot] = av[u];
-      rs[(1 * M + u) * ts + pl.slot] = bv[u];
-      rs[(2 * M + u) * ts + pl.slot] = cv[u];
-      rs[(3 * M + u) * ts + pl.slot] = dv[u];
-      rs[(4 * M + u) * ts + pl.slot] = ev[u];
-    }
-    m.team_barrier();
-    if (pl.k == 0) {
-      T pi[6] = {T(0), T(0), T(0), T(0), T(0), T(1)};
-      for (int k = 0; k + 1 < this->K; ++k) {
-        const int slot = pl.slot + k * pl.stride;
-KBAND_UNROLL
-        for (int u = 0; u < M; ++u)  // chunk k is whole
-          pluecker_row(rs[(0 * M + u) * ts + slot], rs[(1 * M + u) * ts + slot], rs[(2 * M + u) * ts + slot],
-                       rs[(3 * M + u) * ts + slot], rs[(4 * M + u) * ts + slot], pi);
-        T mx = T(0);
-KBAND_UNROLL
-        for (int i = 0; i < 6; ++i) mx = abs_(pi[i]) > mx ? abs_(pi[i]) : mx;
-        const T r = inverse_pow2(mx);
-KBAND_UNROLL
-        for (int i = 0; i < 6; ++i) {
-          pi[i] *= r;
-          rs[i * ts + slot] = pi[i];
-        }
-      }
-    }
+    // 1. the walk: one thread per system runs the Pluecker map over the
+    // system's rows, read again (the team's loads have just brought them
+    // on chip), and leaves the coordinates that enter chunk k+1 in chunk k's
+    // slot
+    if (pl.k == 0 && pl.live) walk(pl, reinterpret_cast<T*>(raw), ts);
     m.team_barrier();
     T w00 = T(0), w01 = T(0), w10 = T(0), w11 = T(0);
     if (pl.k > 0) {
       T st[6];
 KBAND_UNROLL
-      for (int i = 0; i < 6; ++i) st[i] = rs[i * ts + pl.slot - pl.stride];
+      for (int i = 0; i < 6; ++i) st[i] = reinterpret_cast<const T*>(raw)[i * ts + pl.slot - pl.stride];
       const T r = T(1) / st[5];
       w00 = -st[2] * r, w01 = st[1] * r, w10 = -st[4] * r, w11 = st[3] * r;
     }
