@@ -105,7 +105,10 @@ void penta_per_system(const char* fn, const Exec& exec, const BA& a, const BB& b
     constexpr int M = kPentaRegisterRows;
     using F = PentaPerSystemRegisters<Exec, BA, BB, BC, BD, BE, BY, BX, Info, M>;
     F f(typename F::Base{nsys, n, 1, 1, false, std::numeric_limits<T>::quiet_NaN()}, args);
-    if (use_registers<Exec, tx::layout>(fn, opt, exec, nsys, n, M, F::scratch_per_thread(), f)) return;
+    const int K = (n + M - 1) / M;
+    f.Q = F::wave(K);
+    f.spt = F::scratch_for(K);
+    if (use_registers<Exec, tx::layout>(fn, opt, exec, nsys, n, M, f.spt, f)) return;
   }
   constexpr int W = thomas_lanes<Exec, BX>::value;
   constexpr int U = thomas_unroll<Exec, BX>::value;

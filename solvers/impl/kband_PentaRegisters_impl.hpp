@@ -23,17 +23,16 @@
 //     It holds for e_j = 0 too (the map is the 4x4 transfer's second compound
 //     divided by e_j), and as a projective map it may be scaled freely (each
 //     row is first scaled by a power of two, which leaves x, p, q and z as
-//     they are, to largest coefficient in [1, 2)). One thread per system
-//     runs the map over the system's rows from pi = e_23 (before row 0),
-//     reading them again from memory while the team's own loads have them
-//     on chip: 12 multiplications a row, no division, and it leaves each
-//     chunk the coordinates it starts from. Like
+//     they are, to largest coefficient in [1, 2)). The chunks put their
+//     scaled rows in team scratch (in waves of a few chunks, so that a team
+//     can hold enough systems) and one thread per system runs the map over
+//     them from pi = e_23 (before row 0): 12 multiplications a row, no
+//     division, leaving each chunk the coordinates it starts from. Like
 //     Thomas's c', the walk converges to the dominant plane, where a basis of
 //     the plane (4x2) would lose its second column to the first. (Walking
-//     each chunk's 6x6 product instead costs 36 values of scratch a thread
-//     and 72 multiplications a row, and the rows in scratch 5 values a
-//     row; both limit the systems a team can hold, which the interleaved
-//     layout needs for whole cache lines: perf_tests/RESULTS.md.) The chunk
+//     each chunk's 6x6 product costs 36 values of scratch a thread and 72
+//     multiplications a row; walking rows read again from memory waits on
+//     memory every row: perf_tests/RESULTS.md.) The chunk
 //     then runs the elimination's own recurrences from W: pivots, info and
 //     stability are those of penta's other variants (up to rounding in the
 //     start state).
@@ -45,8 +44,8 @@
 //  3. Back substitution, x_j = z_j - p_j x_{j+1} - q_j x_{j+2}, on the state
 //     (x_{j+1}, x_{j+2}), the same way from the last chunk down.
 //
-// Team scratch: the start coordinates, then the scan regions, one after
-// another. Host backends
+// Team scratch: the start coordinates and a wave's rows, then the scan
+// regions. Host backends
 // (teams of one thread) serve systems of at most M rows.
 #pragma once
 
@@ -148,8 +147,24 @@ struct PentaPerSystemRegisters : RegisterBase<Exec, batch_value_t<BX>, M>,
   static constexpr bool kAutoContiguous = false;
   static constexpr int kAutoChunks = 32;
   static constexpr size_t kEntry = scan_entry<T, Sum>();
-  static constexpr size_t kStart = 6 * sizeof(T);  // the coordinates a chunk starts from
-  KOKKOS_INLINE_FUNCTION static size_t scratch_per_thread() { return kStart > 2 * kEntry ? kStart : 2 * kEntry; }
+  static constexpr size_t kStart = 6 * sizeof(T);     // the coordinates a chunk starts from
+  static constexpr size_t kRows = 5 * M * sizeof(T);   // a chunk's scaled rows for the walk
+  int Q = 1;         // chunks whose rows the walk holds at a time (a wave)
+  size_t spt = 0;    // team scratch per thread
+
+  /// Waves of Q chunks such that the start coordinates and a wave's rows
+  /// take about the scans' scratch (2 kEntry a thread); the bytes per thread
+  /// for K chunks.
+  static int wave(int K) {
+    const int q = static_cast<int>((2 * kEntry - kStart) * K / kRows);
+    return q > 1 ? q : 1;
+  }
+  static size_t scratch_for(int K) {
+    const int nt = K > 0 ? K : 1;
+    const size_t walk = kStart + (kRows * wave(nt) + nt - 1) / nt;
+    const size_t need = walk > 2 * kEntry ? walk : 2 * kEntry;
+    return (need + 7) / 8 * 8;
+  }
 
   template <class B>
   KOKKOS_INLINE_FUNCTION static void load(const B& v, const Place& pl, int j0, int nr, T (&r)[M]) {
@@ -161,7 +176,7 @@ struct PentaPerSystemRegisters : RegisterBase<Exec, batch_value_t<BX>, M>,
     const int j0 = pl0.k * M, nr = this->rows(pl0.k);
     int b0, b1;
     this->blocks(m, b0, b1);
-    char* raw = static_cast<char*>(m.team_scratch(0).get_shmem(m.team_size() * scratch_per_thread()));
+    char* raw = static_cast<char*>(m.team_scratch(0).get_shmem(m.team_size() * spt));
     for (int blk = b0; blk < b1; ++blk) {
       // the previous block's backward scan read its results where this
       // block's start coordinates go
@@ -178,50 +193,55 @@ struct PentaPerSystemRegisters : RegisterBase<Exec, batch_value_t<BX>, M>,
     }
   }
 
-  /// The walk over the system at pl (its chunk-0 thread); start gets the
-  /// coordinates entering chunks 1 .. K-1 at the slots of chunks 0 .. K-2.
-  KOKKOS_INLINE_FUNCTION void walk(const Place& pl, T* start, int ts) const {
-    const T* ap = &a(pl.s, 0);
-    const T* bp = &b(pl.s, 0);
-    const T* cp = &c(pl.s, 0);
-    const T* dp = &d(pl.s, 0);
-    const T* ep = &e(pl.s, 0);
-    const size_t ars = batch_traits<BA>::row_stride(a), brs = batch_traits<BB>::row_stride(b);
-    const size_t crs = batch_traits<BC>::row_stride(c), drs = batch_traits<BD>::row_stride(d);
-    const size_t ers = batch_traits<BE>::row_stride(e);
-    const int n = this->n, jend = (this->K - 1) * M;  // the rows before the last chunk
+  /// The walk: in waves of Q chunks, the chunks put their scaled rows in
+  /// team scratch (after the start coordinates, 6 values a thread) and the
+  /// chunk-0 thread of each system runs the Pluecker map over them, leaving
+  /// the coordinates that enter chunk k+1 in chunk k+1's slot. Ends with a
+  /// barrier.
+  KOKKOS_INLINE_FUNCTION void walk(const member_type& m, const Place& pl, char* raw, const T (&av)[M],
+                                   const T (&bv)[M], const T (&cv)[M], const T (&dv)[M], const T (&ev)[M]) const {
+    const int ts = m.team_size(), K = this->K, P = this->P;
+    T* start = reinterpret_cast<T*>(raw);
+    T* rows = start + 6 * ts;
+    const int nq = P * Q;  // rows of one wave: nq slots of 5 M values
+    // a chunk's slot in its wave (conflict-free for the walking threads of
+    // interleaved teams, whose P systems sit side by side)
+    auto rslot = [&](int p, int kk) { return this->chunk_fastest ? p * Q + kk : kk * P + p; };
     T pi[6] = {T(0), T(0), T(0), T(0), T(0), T(1)};
-    // one row at a time (a loop the compiler unrolls keeps every row's loads
-    // in registers, for all of the kernel), the next row's loads in flight
-    T na = T(0), nb = T(0), nc = T(0), nd = T(0), ne = T(0);
-    if (jend > 0) na = ap[0], nb = bp[0], nc = cp[0], nd = dp[0], ne = ep[0];
-KBAND_NO_UNROLL
-    for (int j = 0; j < jend; ++j) {
-      T ra = na, rb = nb, rc = nc, rd = nd, re = ne;
-      if (j + 1 < jend) {
-        const int jn = j + 1;
-        na = ap[jn * ars], nb = bp[jn * brs], nc = cp[jn * crs], nd = dp[jn * drs], ne = ep[jn * ers];
-      }
-      penta_mask(j, n, ra, rb, rd, re);
-      T mx = abs_(ra);
-      mx = abs_(rb) > mx ? abs_(rb) : mx;
-      mx = abs_(rc) > mx ? abs_(rc) : mx;
-      mx = abs_(rd) > mx ? abs_(rd) : mx;
-      mx = abs_(re) > mx ? abs_(re) : mx;
-      const T r = inverse_pow2(mx);
-      pluecker_row(ra * r, rb * r, rc * r, rd * r, re * r, pi);
-      if ((j + 1) % M == 0) {  // the end of chunk k = j / M
-        T px = T(0);
+    for (int w0 = 0; w0 + 1 < K; w0 += Q) {
+      const int w1 = w0 + Q < K - 1 ? w0 + Q : K - 1;  // chunks w0 .. w1-1 (the last chunk is not walked)
+      if (pl.k >= w0 && pl.k < w1) {
+        const int rs = rslot(pl.p, pl.k - w0);
 KBAND_UNROLL
-        for (int i = 0; i < 6; ++i) px = abs_(pi[i]) > px ? abs_(pi[i]) : px;
-        const T rp = inverse_pow2(px);
-        const int slot = pl.slot + (j / M) * pl.stride;
-KBAND_UNROLL
-        for (int i = 0; i < 6; ++i) {
-          pi[i] *= rp;
-          start[i * ts + slot] = pi[i];
+        for (int u = 0; u < M; ++u) {
+          rows[(0 * M + u) * nq + rs] = av[u];
+          rows[(1 * M + u) * nq + rs] = bv[u];
+          rows[(2 * M + u) * nq + rs] = cv[u];
+          rows[(3 * M + u) * nq + rs] = dv[u];
+          rows[(4 * M + u) * nq + rs] = ev[u];
         }
       }
+      m.team_barrier();
+      if (pl.k == 0) {
+        for (int k = w0; k < w1; ++k) {
+          const int rs = rslot(pl.p, k - w0);
+KBAND_UNROLL
+          for (int u = 0; u < M; ++u)  // chunk k is whole
+            pluecker_row(rows[(0 * M + u) * nq + rs], rows[(1 * M + u) * nq + rs], rows[(2 * M + u) * nq + rs],
+                         rows[(3 * M + u) * nq + rs], rows[(4 * M + u) * nq + rs], pi);
+          T mx = T(0);
+KBAND_UNROLL
+          for (int i = 0; i < 6; ++i) mx = abs_(pi[i]) > mx ? abs_(pi[i]) : mx;
+          const T r = inverse_pow2(mx);
+          const int slot = pl.slot + (k + 1) * pl.stride;
+KBAND_UNROLL
+          for (int i = 0; i < 6; ++i) {
+            pi[i] *= r;
+            start[i * ts + slot] = pi[i];
+          }
+        }
+      }
+      m.team_barrier();
     }
   }
 
@@ -242,17 +262,13 @@ KBAND_UNROLL
       const T r = inverse_pow2(mx);
       av[u] *= r, bv[u] *= r, cv[u] *= r, dv[u] *= r, ev[u] *= r, yv[u] *= r;
     }
-    // 1. the walk: one thread per system runs the Pluecker map over the
-    // system's rows, read again (the team's loads have just brought them
-    // on chip), and leaves the coordinates that enter chunk k+1 in chunk k's
-    // slot
-    if (pl.k == 0 && pl.live) walk(pl, reinterpret_cast<T*>(raw), ts);
-    m.team_barrier();
+    // 1. the walk (one thread per system), then W from the start coordinates
+    walk(m, pl, raw, av, bv, cv, dv, ev);
     T w00 = T(0), w01 = T(0), w10 = T(0), w11 = T(0);
     if (pl.k > 0) {
       T st[6];
 KBAND_UNROLL
-      for (int i = 0; i < 6; ++i) st[i] = reinterpret_cast<const T*>(raw)[i * ts + pl.slot - pl.stride];
+      for (int i = 0; i < 6; ++i) st[i] = reinterpret_cast<const T*>(raw)[i * ts + pl.slot];
       const T r = T(1) / st[5];
       w00 = -st[2] * r, w01 = st[1] * r, w10 = -st[4] * r, w11 = st[3] * r;
     }
