@@ -145,7 +145,12 @@ size_t penta_workspace_size(const BX& x, Boundary bc = Boundary::NonPeriodic) {
 /// Pentadiagonal Gaussian elimination without pivoting, one thread per system
 /// (per-system coefficients), any layout; n >= 1. opt.variant: Scratch keeps
 /// the forward-pass rows in team scratch, Global in x and the workspace
-/// (penta_workspace_size elements; allocated per call when too small).
+/// (penta_workspace_size elements; allocated per call when too small),
+/// Registers in registers (a team of threads per system, 8 rows each,
+/// joined by a walk and two scans in team scratch: the solve reads a..e, y
+/// once and writes x once; impl/kband_PentaRegisters_impl.hpp). Auto on
+/// GPUs: Registers for interleaved and grouped batches of n <= 64, else
+/// Scratch or Global (kband::Variant).
 template <class Exec, class BA, class BB, class BC, class BD, class BE, class BY, class BX, class Info>
 void penta(const Exec& exec, const BA& a, const BB& b, const BC& c, const BD& d, const BE& e, const BY& y,
            const BX& x, const Info& info, const SolveOptions& opt = {},

@@ -142,10 +142,18 @@ struct PentaPerSystemRegisters : RegisterBase<Exec, batch_value_t<BX>, M>,
   PentaPerSystemRegisters(const Base& base, const Args& args) : Base(base), Args(args) {}
 
   using Sum = Affine2Sum<T>;
-  static constexpr int kSystemsPerTeam = 16;
-  static constexpr int kMinTeamStrided = 256;
+  // Teams of about 128 threads: 16 systems at n = 64, 8 at n = 128 (H100,
+  // double, interleaved, bw/copy at n = 64 / 128 / 256: 0.72 / 0.56 / 0.35
+  // with 128 threads, 0.53 / 0.43 / 0.30 with 256 (one team a
+  // multiprocessor at 166 registers), 0.61 / 0.35 / 0.15 with 64)
+  static constexpr int kSystemsPerTeam = 4;
+  static constexpr int kMinTeamStrided = 128;
   static constexpr bool kAutoContiguous = false;
-  static constexpr int kAutoChunks = 32;
+  // Auto: up to 8 chunks (n <= 64), where a team holds 16 systems, two
+  // 64-byte halves of a cache line of the interleaved layout; at n = 128
+  // (8 systems) it was 0.56 against Global's 0.53 interleaved, 0.54 against
+  // 0.56 grouped
+  static constexpr int kAutoChunks = 8;
   static constexpr size_t kEntry = scan_entry<T, Sum>();
   static constexpr size_t kStart = 6 * sizeof(T);     // the coordinates a chunk starts from
   static constexpr size_t kRows = 5 * M * sizeof(T);   // a chunk's scaled rows for the walk

@@ -20,10 +20,8 @@
 // registers (device compilers); host compilers need no hint.
 #if defined(__CUDACC__) || defined(__HIPCC__)
 #define KBAND_UNROLL _Pragma("unroll")
-#define KBAND_NO_UNROLL _Pragma("unroll 1")
 #else
 #define KBAND_UNROLL
-#define KBAND_NO_UNROLL
 #endif
 
 namespace kband {
