@@ -160,11 +160,12 @@ struct PentaPerSystemRegisters : RegisterBase<Exec, batch_value_t<BX>, M>,
   int Q = 1;         // chunks whose rows the walk holds at a time (a wave)
   size_t spt = 0;    // team scratch per thread
 
-  /// Waves of Q chunks such that the start coordinates and a wave's rows
-  /// take about the scans' scratch (2 kEntry a thread); the bytes per thread
-  /// for K chunks.
+  /// Waves of Q chunks, a wave's rows taking about 20 values a thread (two
+  /// waves for 8 rows a thread; teams of up to 196 threads in double, 392 in
+  /// float); the bytes per thread for K chunks.
+  static constexpr size_t kWave = 20 * sizeof(T);
   static int wave(int K) {
-    const int q = static_cast<int>((2 * kEntry - kStart) * K / kRows);
+    const int q = static_cast<int>(kWave * K / kRows);
     return q > 1 ? q : 1;
   }
   static size_t scratch_for(int K) {
