@@ -149,7 +149,7 @@ size_t penta_workspace_size(const BX& x, Boundary bc = Boundary::NonPeriodic) {
 /// Registers in registers (a team of threads per system, 8 rows each,
 /// joined by a walk and two scans in team scratch: the solve reads a..e, y
 /// once and writes x once; impl/kband_PentaRegisters_impl.hpp). Auto on
-/// GPUs: Registers for interleaved and grouped batches of n <= 64, else
+/// GPUs: Registers for interleaved and grouped batches of n <= 128, else
 /// Scratch or Global (kband::Variant).
 template <class Exec, class BA, class BB, class BC, class BD, class BE, class BY, class BX, class Info>
 void penta(const Exec& exec, const BA& a, const BB& b, const BC& c, const BD& d, const BE& e, const BY& y,

@@ -30,8 +30,8 @@ namespace kband {
 
 /// Where the forward-pass intermediates live. Auto picks per backend, layout
 /// and size: on GPUs (kband::thomas, kband::penta) Registers for
-/// interleaved and grouped batches of n <= 32 M rows (penta: 8 M, so
-/// n <= 64 with per-system coefficients and 128 with a shared factor) and
+/// interleaved and grouped batches of n <= 32 M rows (penta: n <= 128,
+/// 16 M with per-system coefficients and 8 M with a shared factor) and
 /// for contiguous per-system tridiagonal batches, else
 /// Recompute (shared factors, interleaved and grouped batches of enough
 /// systems), Scratch or Global; on hosts Global.

@@ -143,17 +143,16 @@ struct PentaPerSystemRegisters : RegisterBase<Exec, batch_value_t<BX>, M>,
 
   using Sum = Affine2Sum<T>;
   // Teams of about 128 threads: 16 systems at n = 64, 8 at n = 128 (H100,
-  // double, interleaved, bw/copy at n = 64 / 128 / 256: 0.72 / 0.56 / 0.35
-  // with 128 threads, 0.53 / 0.43 / 0.30 with 256 (one team a
-  // multiprocessor at 166 registers), 0.61 / 0.35 / 0.15 with 64)
+  // double, interleaved, waves of one chunk, bw/copy at n = 64 / 128 / 256:
+  // 0.72 / 0.56 / 0.35 with 128 threads, 0.53 / 0.43 / 0.30 with 256 (one
+  // team a multiprocessor at 166 registers), 0.61 / 0.35 / 0.15 with 64)
   static constexpr int kSystemsPerTeam = 4;
   static constexpr int kMinTeamStrided = 128;
   static constexpr bool kAutoContiguous = false;
-  // Auto: up to 8 chunks (n <= 64), where a team holds 16 systems, two
-  // 64-byte halves of a cache line of the interleaved layout; at n = 128
-  // (8 systems) it was 0.56 against Global's 0.53 interleaved, 0.54 against
-  // 0.56 grouped
-  static constexpr int kAutoChunks = 8;
+  // Auto: up to 16 chunks (n <= 128). H100, double, bw/copy against Global:
+  // n = 64 0.80 / 0.56 interleaved, 0.78 / 0.59 grouped; n = 128 0.57 /
+  // 0.53, 0.56 / 0.56; n = 256 0.36 / 0.52, 0.34 / 0.54
+  static constexpr int kAutoChunks = 16;
   static constexpr size_t kEntry = scan_entry<T, Sum>();
   static constexpr size_t kStart = 6 * sizeof(T);     // the coordinates a chunk starts from
   static constexpr size_t kRows = 5 * M * sizeof(T);   // a chunk's scaled rows for the walk
