@@ -205,7 +205,7 @@ struct PentaPerSystemRegisters : RegisterBase<Exec, batch_value_t<BX>, M>,
   /// team scratch (after the start coordinates, 6 values a thread) and the
   /// chunk-0 thread of each system runs the Pluecker map over them, leaving
   /// the coordinates that enter chunk k+1 in chunk k+1's slot. Ends with a
-  /// barrier.
+  /// barrier (no wave, and no barrier, when K = 1).
   KOKKOS_INLINE_FUNCTION void walk(const member_type& m, const Place& pl, char* raw, const T (&av)[M],
                                    const T (&bv)[M], const T (&cv)[M], const T (&dv)[M], const T (&ev)[M]) const {
     const int ts = m.team_size(), K = this->K, P = this->P;
