@@ -143,6 +143,11 @@ class PentaAccuracy : public ::testing::Test {
         run_penta<T, B>(solver, L::name(), n, nsys, variants.front(), teams.front(), true);
       }
   }
+  /// Whether the backend serves per-system Variant::Registers at n rows
+  /// (hosts: one chunk of kPentaRegisterRows rows).
+  static bool registers_served(int n) {
+    return n <= kband::impl::kPentaRegisterRows || kband::impl::is_device_exec<Exec>::value;
+  }
 };
 TYPED_TEST_SUITE(PentaAccuracy, SolverConfigs, CfgNames);
 
@@ -192,7 +197,6 @@ TYPED_TEST(PentaAccuracy, PerSystemRegisters) {
   using L = typename TestFixture::L;
   using B = typename TestFixture::B;
   constexpr int M = kband::impl::kPentaRegisterRows;
-  const bool device = kband::impl::is_device_exec<Exec>::value;
   for (int n : {1, 2, 3, 4, 5, 6, M - 1, M, M + 1, M + 2, 2 * M + 1, 5 * M - 1, 64, 257, 1000})
     for (int nsys : {1, kSZ + 1, 70})
       for (int ts : {0, 32})
@@ -201,7 +205,8 @@ TYPED_TEST(PentaAccuracy, PerSystemRegisters) {
             if (inplace && (ts != 0 || blocks != 0)) continue;
             const bool served = run_penta<T, B>(PSolver::PerSystem, L::name(), n, nsys, kband::Variant::Registers,
                                                 ts, inplace, blocks, "Variant::Registers");
-            if (n <= M || device) EXPECT_TRUE(served) << "penta Registers n=" << n << " team_size=" << ts;
+            if (TestFixture::registers_served(n))
+              EXPECT_TRUE(served) << "penta Registers n=" << n << " team_size=" << ts;
           }
 }
 // Zero entries inside the band: with e(s,j) = 0 the 4x4 transfer of row j
@@ -211,8 +216,6 @@ TYPED_TEST(PentaAccuracy, PerSystemZeroBandEntries) {
   using T = typename TestFixture::T;
   using L = typename TestFixture::L;
   using B = typename TestFixture::B;
-  constexpr int M = kband::impl::kPentaRegisterRows;
-  const bool device = kband::impl::is_device_exec<Exec>::value;
   for (int n : {3, 7, 9, 17, 64, 257}) {
     const int nsys = kSZ + 1;
     PentaCase<T> cs = get_penta_case<T>(n, nsys, false, false);
@@ -228,7 +231,7 @@ TYPED_TEST(PentaAccuracy, PerSystemZeroBandEntries) {
     penta_reference(cs);
     for (kband::Variant v : {kband::Variant::Auto, kband::Variant::Global, kband::Variant::Scratch,
                              kband::Variant::Registers}) {
-      if (v == kband::Variant::Registers && !(n <= M || device)) continue;
+      if (v == kband::Variant::Registers && !TestFixture::registers_served(n)) continue;
       run_penta<T, B>(PSolver::PerSystem, L::name(), n, nsys, v, 0, false, 0, kScratchLimit, &cs);
     }
   }
