@@ -174,11 +174,6 @@ struct PentaPerSystemRegisters : RegisterBase<Exec, batch_value_t<BX>, M>,
     return (need + 7) / 8 * 8;
   }
 
-  template <class B>
-  KOKKOS_INLINE_FUNCTION static void load(const B& v, const Place& pl, int j0, int nr, T (&r)[M]) {
-    load_rows<M>(pl.live ? &v(pl.s, j0) : nullptr, batch_traits<B>::row_stride(v), nr, r);
-  }
-
   KOKKOS_FUNCTION void operator()(const member_type& m) const {
     const Place pl0 = this->place(m);
     const int j0 = pl0.k * M, nr = this->rows(pl0.k);
@@ -191,12 +186,12 @@ struct PentaPerSystemRegisters : RegisterBase<Exec, batch_value_t<BX>, M>,
       if (blk > b0) m.team_barrier();
       const Place pl = this->at(pl0, blk);
       T av[M], bv[M], cv[M], dv[M], ev[M], yv[M];
-      load(a, pl, j0, nr, av);
-      load(b, pl, j0, nr, bv);
-      load(c, pl, j0, nr, cv);
-      load(d, pl, j0, nr, dv);
-      load(e, pl, j0, nr, ev);
-      load(y, pl, j0, nr, yv);
+      Base::load(a, pl, j0, nr, av);
+      Base::load(b, pl, j0, nr, bv);
+      Base::load(c, pl, j0, nr, cv);
+      Base::load(d, pl, j0, nr, dv);
+      Base::load(e, pl, j0, nr, ev);
+      Base::load(y, pl, j0, nr, yv);
       solve(m, pl, raw, j0, nr, av, bv, cv, dv, ev, yv);
     }
   }

@@ -179,6 +179,12 @@ struct RegisterBase {
     const int r = n - k * M;
     return r < M ? r : M;
   }
+  /// Loads the nr rows of batch d that the chunk at pl holds (zeros past
+  /// them, and for systems past nsys).
+  template <class BD>
+  KOKKOS_INLINE_FUNCTION static void load(const BD& d, const Place& pl, int j0, int nr, T (&v)[M]) {
+    load_rows<M>(pl.live ? &d(pl.s, j0) : nullptr, batch_traits<BD>::row_stride(d), nr, v);
+  }
 
   /// Inclusive scan of v over the chunks of each system (from the last chunk
   /// down when Reverse) in `region` (two halves of `entry` bytes per thread,
@@ -239,10 +245,6 @@ struct SharedRegistersLoop : RegisterBase<Exec, T, M> {
   using Place = typename Base::Place;
   explicit SharedRegistersLoop(const Base& b) : Base(b) {}
 
-  template <class BD>
-  KOKKOS_INLINE_FUNCTION static void load(const BD& d, const Place& pl, int j0, int nr, T (&v)[M]) {
-    load_rows<M>(pl.live ? &d(pl.s, j0) : nullptr, batch_traits<BD>::row_stride(d), nr, v);
-  }
 
   KOKKOS_FUNCTION void operator()(const member_type& m) const {
     const Derived& self = static_cast<const Derived&>(*this);
@@ -262,10 +264,10 @@ struct SharedRegistersLoop : RegisterBase<Exec, T, M> {
     }
     char* raw = static_cast<char*>(m.team_scratch(0).get_shmem(m.team_size() * Derived::scratch_per_thread()));
     T v[M], vn[M];
-    load(self.rhs(), this->at(pl0, b0), j0, nr, v);
+    Base::load(self.rhs(), this->at(pl0, b0), j0, nr, v);
     for (int b = b0; b < b1; ++b) {
       const bool more = b + 1 < b1;
-      if (more) load(self.rhs(), this->at(pl0, b + 1), j0, nr, vn);
+      if (more) Base::load(self.rhs(), this->at(pl0, b + 1), j0, nr, vn);
       self.solve(m, this->at(pl0, b), raw, j0, nr, v);
       if (more) {
 KBAND_UNROLL
