@@ -102,6 +102,15 @@ struct thomas_lanes {
           ? 1
           : (L == Layout::Grouped ? (batch_traits<BX>::sz <= 32 ? batch_traits<BX>::sz : 32) : 8);
 };
+/// Lanes per CPU thread of the non-periodic Global shared-factor solve: two
+/// packs of 8 where the batch puts 8 consecutive systems next to each other
+/// (the kernel advances both at once from KBAND_HOST_PAIR_ROWS rows on).
+template <class Exec, class BX, int W>
+struct shared_pack_lanes {
+  static constexpr Layout L = batch_traits<BX>::layout;
+  static constexpr int value =
+      W == 8 && (L == Layout::Interleaved || (L == Layout::Grouped && batch_traits<BX>::sz == 8)) ? 16 : W;
+};
 /// Rows whose loads are issued together before the recurrence uses them, so
 /// that a GPU thread keeps enough bytes in flight: 16 rows when one array is
 /// streamed (shared coefficients), 8 when four are (per-system coefficients).
@@ -442,6 +451,15 @@ void thomas(const Exec& exec, const TridiagonalFactor<T, Mem>& factor, const BD&
   }
   const impl::ThomasGeometry g = impl::thomas_geometry<Exec, T>(fn, nsys, n, W, 1, opt, tx::layout == Layout::Contiguous);
   Base base{nsys, n, g.scratch, g.scratch_level, {}, std::numeric_limits<T>::quiet_NaN()};
+  constexpr int WP = impl::shared_pack_lanes<Exec, BX, W>::value;
+  if constexpr (WP != W) {
+    if (!factor.periodic() && !g.scratch) {
+      const impl::ThomasGeometry gp = impl::thomas_geometry<Exec, T>(fn, nsys, n, WP, 1, opt, false);
+      const impl::ThomasBase<Exec, BX, T, WP> bp{nsys, n, false, 0, {}, std::numeric_limits<T>::quiet_NaN()};
+      impl::launch_thomas(fn, exec, gp, impl::ThomasShared<Exec, T, Mem, BD, BX, Info, WP, U, false, false>(bp, fd, d, x, info));
+      return;
+    }
+  }
   // the intermediate's home (scratch or x) is a template parameter: the
   // kernel then computes one address per row, not two
   using impl::ThomasShared;
