@@ -180,9 +180,15 @@ struct LanePack {
   static constexpr int K = L / E;
   V v[K];
 
+  // loads and stores go through a local V: with the member's address taken,
+  // GCC kept packs in memory (stack) instead of registers
   KOKKOS_INLINE_FUNCTION static LanePack load(const T* p) {
     LanePack r;
-    for (int k = 0; k < K; ++k) __builtin_memcpy(&r.v[k], p + k * E, sizeof(V));
+    for (int k = 0; k < K; ++k) {
+      V t;
+      __builtin_memcpy(&t, p + k * E, sizeof(V));
+      r.v[k] = t;
+    }
     return r;
   }
   KOKKOS_INLINE_FUNCTION static LanePack splat(T s) {
@@ -190,14 +196,24 @@ struct LanePack {
     for (int k = 0; k < K; ++k) r.v[k] = V{} + s;
     return r;
   }
-  KOKKOS_INLINE_FUNCTION void store(T* p) const {
-    for (int k = 0; k < K; ++k) __builtin_memcpy(p + k * E, &v[k], sizeof(V));
+  /// Vector k (lanes k E .. k E + E-1) of the pack at p.
+  KOKKOS_INLINE_FUNCTION static V vload(const T* p, int k) {
+    V t;
+    __builtin_memcpy(&t, p + k * E, sizeof(V));
+    return t;
   }
-  /// Lane l (0 .. L-1).
-  KOKKOS_INLINE_FUNCTION T lane(int l) const {
-    T t[L];
-    store(t);
-    return t[l];
+  KOKKOS_INLINE_FUNCTION static void vstore(T* p, int k, const V t) { __builtin_memcpy(p + k * E, &t, sizeof(V)); }
+  KOKKOS_INLINE_FUNCTION void store(T* p) const {
+    for (int k = 0; k < K; ++k) {
+      const V t = v[k];
+      __builtin_memcpy(p + k * E, &t, sizeof(V));
+    }
+  }
+  /// The sum of the pack's K vectors (E lanes).
+  KOKKOS_INLINE_FUNCTION V sum() const {
+    V r = v[0];
+    for (int k = 1; k < K; ++k) r += v[k];
+    return r;
   }
 #define KBAND_LANEPACK_OP(op)                                                                   \
   KOKKOS_INLINE_FUNCTION friend LanePack operator op(const LanePack& p, const LanePack& q) {   \
@@ -476,10 +492,11 @@ struct ThomasPerSystem : ThomasBase<Exec, BX, batch_value_t<BX>, W> {
   /// The non-periodic Global solve of one pack of systems from s (CPUs): the
   /// lane loops' operations, in their order, on vectors. Pivots are checked
   /// once, at the end: a zero or non-finite pivot p (or an infinite 1/p)
-  /// makes p * (1/p) non-finite, and so the lane's sum of them; such a lane
-  /// is walked again on its own to find its first bad row for info, as the
-  /// lane loops would (a subnormal pivot whose inverse overflows passes
-  /// that walk, as it passes the lane loops).
+  /// makes p * (1/p) non-finite, and so the pack's sum of them; then every
+  /// lane is walked again on its own to find its first bad row for info, as
+  /// the lane loops would (a subnormal pivot whose inverse overflows passes
+  /// that walk, as it passes the lane loops). One vector for the sum leaves
+  /// SSE2's 16 registers enough for the recurrences.
   KOKKOS_INLINE_FUNCTION void solve_packed(const member_type& m, const int s) const {
     using P = LanePack<T>;
     const int n = this->n;
@@ -493,32 +510,45 @@ struct ThomasPerSystem : ThomasBase<Exec, BX, batch_value_t<BX>, W> {
     const size_t ars = batch_traits<BA>::row_stride(a), brs = batch_traits<BB>::row_stride(b);
     const size_t crs = batch_traits<BC>::row_stride(c), drs = batch_traits<BD>::row_stride(d);
     const size_t xrs = batch_traits<BX>::row_stride(x);
-    P piv = P::load(bp);
-    P w = T(1) / piv;
-    P check = piv * w;
-    P cprev = n > 1 ? P::load(cp) * w : P::splat(T(0));
-    P y = P::load(dp) * w;
-    cprev.store(cw);
-    y.store(xp);
+    // vector by vector (E lanes each) within a row: the live values then fit
+    // SSE2's 16 registers (with whole packs GCC kept y on the stack)
+    using V = typename P::V;
+    constexpr int K = P::K, E = P::E;
+    V cprev[K], y[K], check = V{} + T(0);
+    for (int k = 0; k < K; ++k) {
+      const V piv = P::vload(bp, k), w = T(1) / piv;
+      check += piv * w;
+      cprev[k] = n > 1 ? P::vload(cp, k) * w : V{} + T(0);
+      y[k] = P::vload(dp, k) * w;
+      P::vstore(cw, k, cprev[k]);
+      P::vstore(xp, k, y[k]);
+    }
     for (int j = 1; j < n; ++j) {
-      const P al = P::load(ap + j * ars);
-      piv = P::load(bp + j * brs) - al * cprev;
-      w = T(1) / piv;
-      check = check + piv * w;
-      y = (P::load(dp + j * drs) - al * y) * w;
-      y.store(xp + j * xrs);
-      if (j < n - 1) {
-        cprev = P::load(cp + j * crs) * w;
-        cprev.store(cw + j * st.row);
+      for (int k = 0; k < K; ++k) {
+        const V al = P::vload(ap + j * ars, k);
+        const V piv = P::vload(bp + j * brs, k) - al * cprev[k];
+        const V w = T(1) / piv;
+        check += piv * w;
+        y[k] = (P::vload(dp + j * drs, k) - al * y[k]) * w;
+        P::vstore(xp + j * xrs, k, y[k]);
+        if (j < n - 1) {
+          cprev[k] = P::vload(cp + j * crs, k) * w;
+          P::vstore(cw + j * st.row, k, cprev[k]);
+        }
       }
     }
-    for (int j = n - 2; j >= 0; --j) {
-      y = P::load(xp + j * xrs) - P::load(cw + j * st.row) * y;
-      y.store(xp + j * xrs);
-    }
+    for (int j = n - 2; j >= 0; --j)
+      for (int k = 0; k < K; ++k) {
+        y[k] = P::vload(xp + j * xrs, k) - P::vload(cw + j * st.row, k) * y[k];
+        P::vstore(xp + j * xrs, k, y[k]);
+      }
+    (void)E;
+    T csum[P::E];
+    __builtin_memcpy(csum, &check, sizeof(check));
+    bool ok = true;
+    for (int e = 0; e < P::E; ++e) ok = ok && csum[e] - csum[e] == T(0);
     for (int l = 0; l < P::L; ++l) {
-      const T cl = check.lane(l);
-      info(s + l) = cl - cl == T(0) ? 0 : first_bad_pivot(s + l);
+      info(s + l) = ok ? 0 : first_bad_pivot(s + l);
       if (info(s + l) != 0)
         for (int j = 0; j < n; ++j) x(s + l, j) = this->nan;
     }
