@@ -40,6 +40,7 @@ struct PentaOptions {
   int dense_max_n = 128;
   int reps = 10;
   int team_size = 0;  // SolveOptions::team_size of the penta rows (0: kband's choice)
+  int blocks_per_team = 0;  // SolveOptions::blocks_per_team of those rows (Registers; 0: kband's choice)
   bool quick = false;
   std::string algos = "all";  // comma list of penta, shared, peers, dense, pcr
   bool has(const char* a) const {
@@ -59,6 +60,7 @@ void print_help() {
       "  --precision P       double (default) or float\n"
       "  --reps R            timed repetitions per row (median reported; default 10)\n"
       "  --team-size T       SolveOptions::team_size of the penta rows (default 0: kband's choice)\n"
+      "  --blocks-per-team B SolveOptions::blocks_per_team of those rows (Registers; default 0)\n"
       "  --algos LIST        rows to run, of: penta (per-system elimination), shared\n"
       "                      (penta-shared), peers (cuSPARSE gpsv, Kokkos Kernels gbtrf),\n"
       "                      dense (cuBLAS getrf/getrs and penta on its subset), pcr\n"
@@ -103,6 +105,7 @@ bool parse(int argc, char** argv, PentaOptions& o) {
     else if (a == "--precision") o.precision = value();
     else if (a == "--reps") o.reps = std::stoi(value());
     else if (a == "--team-size") o.team_size = std::stoi(value());
+    else if (a == "--blocks-per-team") o.blocks_per_team = std::stoi(value());
     else if (a == "--json") o.json = value();
     else if (a == "--quick") o.quick = true;
     else if (a == "--algos") o.algos = value();
@@ -437,6 +440,7 @@ class PentaBench {
         kband::SolveOptions opt;
         opt.variant = v;
         opt.team_size = o_.team_size;
+        opt.blocks_per_team = o_.blocks_per_team;
         timed(base_row("penta", lname, kband::variant_name(v), n, nsys, 7),
               [&] { kband::penta(exec_, D.a, D.b, D.c, D.d, D.e, D.y, D.x, info, opt, ws); }, [] {},
               nan_poison(D.x), reader(D.x, nsys, n), false);

@@ -140,6 +140,8 @@ struct RegisterBase {
   bool chunk_fastest;
   T nan;      // the fill of failed systems
   int R = 1;  // blocks of P systems per team, solved one after another
+  /// kband's largest R on interleaved and grouped batches (register_geometry)
+  static constexpr int kMaxBlocksStrided = 4;
 
   struct Place {
     int p, k, slot, stride;  // system in the block, chunk, scratch slot, slot distance between chunks
@@ -389,7 +391,14 @@ struct ThomasPerSystemRegisters : RegisterBase<Exec, batch_value_t<BX>, M> {
   // batches 1.2x slower, so they keep 64)
   static constexpr int kMinTeamStrided = 256;
   static constexpr bool kAutoContiguous = true;  // H200: about 2x faster than Scratch there
-  static constexpr int kAutoChunks = 32;         // Auto's limit on interleaved and grouped batches
+  // Interleaved and grouped batches: one block of systems a team, and Auto
+  // up to 64 chunks (n <= 512). H100, double, ns a point with 1 block
+  // against kband's earlier 4: interleaved n = 256 0.0177 / 0.0204, n = 512
+  // 0.0264 / 0.0408 (Scratch 0.0262); grouped n = 512 0.0197 / 0.0302
+  // (Scratch 0.0252); n = 32..128 within 5 %. Contiguous batches were as fast
+  // or faster with kband's choice (n = 512: 0.0195 against 0.0204).
+  static constexpr int kMaxBlocksStrided = 1;
+  static constexpr int kAutoChunks = 64;  // Auto's limit on interleaved and grouped batches
   static constexpr size_t kEntry = scan_entry<T, MoebiusSum<T>>() > scan_entry<T, Sum>() ? scan_entry<T, MoebiusSum<T>>()
                                                                                          : scan_entry<T, Sum>();
   KOKKOS_INLINE_FUNCTION static size_t scratch_per_thread() { return 4 * kEntry; }
@@ -534,15 +543,16 @@ RegisterGeometry register_geometry(const Exec& exec, int nsys, int n, int M, boo
   while (P < 32 && 2 * P * g.K <= team && 2 * P * g.K <= cap && P < nsys) P *= 2;
   g.P = P;
   g.team_size = P * g.K;
-  // blocks per team: up to 4 while the league still fills the device about 8
-  // times over (concurrency: threads the backend runs at once)
+  // blocks per team: up to 4 (interleaved and grouped batches: the kernel's
+  // kMaxBlocksStrided) while the league still fills the device about 8 times
+  // over (concurrency: threads the backend runs at once)
   const long nb = (nsys + P - 1) / P;
   const long want = 8L * static_cast<long>(exec.concurrency()) / g.team_size;
   int R = 1;
   if (blocks > 0)
     R = blocks < 64 ? blocks : 64;
   else
-    while (R < 4 && nb / (2 * R) >= want) R *= 2;
+    while (R < (contiguous ? 4 : Functor::kMaxBlocksStrided) && nb / (2 * R) >= want) R *= 2;
   g.R = R;
   f.R = R;
   g.league = static_cast<int>((nb + R - 1) / R);
