@@ -39,7 +39,7 @@ struct PentaOptions {
   long long dense_elems = 1LL << 27;  // budget of the dense cuBLAS copies (matrix entries)
   int dense_max_n = 128;
   int reps = 10;
-  int team_size = 0;  // SolveOptions::team_size of the penta rows (0: kband's choice)
+  int team_size = 0;  // SolveOptions::team_size of the penta and penta-shared rows (0: kband's choice)
   int blocks_per_team = 0;  // SolveOptions::blocks_per_team of those rows (Registers; 0: kband's choice)
   bool quick = false;
   std::string algos = "all";  // comma list of penta, shared, peers, dense, pcr
@@ -59,7 +59,8 @@ void print_help() {
       "  --dense-elems N     budget of dense matrix entries for cuBLAS getrf/getrs (default 2^27)\n"
       "  --precision P       double (default) or float\n"
       "  --reps R            timed repetitions per row (median reported; default 10)\n"
-      "  --team-size T       SolveOptions::team_size of the penta rows (default 0: kband's choice)\n"
+      "  --team-size T       SolveOptions::team_size of the penta and penta-shared rows (default 0:\n"
+      "                      kband's choice)\n"
       "  --blocks-per-team B SolveOptions::blocks_per_team of those rows (Registers; default 0)\n"
       "  --algos LIST        rows to run, of: penta (per-system elimination), shared\n"
       "                      (penta-shared), peers (cuSPARSE gpsv, Kokkos Kernels gbtrf),\n"
@@ -468,6 +469,8 @@ class PentaBench {
                    kband::Variant::Global}) {
       kband::SolveOptions opt;
       opt.variant = v;
+      opt.team_size = o_.team_size;
+      opt.blocks_per_team = o_.blocks_per_team;
       timed(base_row("penta-shared", lname, kband::variant_name(v), n, nsys, 2),
             [&] { kband::penta(exec_, f, y, x, info, opt); }, [] {}, nan_poison(x), reader(x, nsys, n), true);
     }

@@ -152,8 +152,8 @@ KBAND_UNROLL
 #define KBAND_HOST_VECTOR_PACKS 0
 #endif
 /// From this many rows a CPU thread advances two packs at once (one core of
-/// an EPYC, n >= 256: 0.69-0.75 of the copy against 0.56-0.67 with one; at
-/// n <= 128 one pack was faster, 0.85-1.0 against 0.4-0.65).
+/// an EPYC, stand-alone, n >= 256: 0.69-0.97 of the copy against 0.56-0.76
+/// with one; at n <= 128 one pack was faster, 0.85-1.14 against 0.38-0.79).
 #ifndef KBAND_HOST_PAIR_ROWS
 #define KBAND_HOST_PAIR_ROWS 256
 #endif
@@ -191,11 +191,6 @@ struct LanePack {
     }
     return r;
   }
-  KOKKOS_INLINE_FUNCTION static LanePack splat(T s) {
-    LanePack r;
-    for (int k = 0; k < K; ++k) r.v[k] = V{} + s;
-    return r;
-  }
   /// Vector k (lanes k E .. k E + E-1) of the pack at p.
   KOKKOS_INLINE_FUNCTION static V vload(const T* p, int k) {
     V t;
@@ -208,12 +203,6 @@ struct LanePack {
       const V t = v[k];
       __builtin_memcpy(p + k * E, &t, sizeof(V));
     }
-  }
-  /// The sum of the pack's K vectors (E lanes).
-  KOKKOS_INLINE_FUNCTION V sum() const {
-    V r = v[0];
-    for (int k = 1; k < K; ++k) r += v[k];
-    return r;
   }
 #define KBAND_LANEPACK_OP(op)                                                                   \
   KOKKOS_INLINE_FUNCTION friend LanePack operator op(const LanePack& p, const LanePack& q) {   \
@@ -513,7 +502,7 @@ struct ThomasPerSystem : ThomasBase<Exec, BX, batch_value_t<BX>, W> {
     // vector by vector (E lanes each) within a row: the live values then fit
     // SSE2's 16 registers (with whole packs GCC kept y on the stack)
     using V = typename P::V;
-    constexpr int K = P::K, E = P::E;
+    constexpr int K = P::K;
     V cprev[K], y[K], check = V{} + T(0);
     for (int k = 0; k < K; ++k) {
       const V piv = P::vload(bp, k), w = T(1) / piv;
@@ -542,7 +531,6 @@ struct ThomasPerSystem : ThomasBase<Exec, BX, batch_value_t<BX>, W> {
         y[k] = P::vload(xp + j * xrs, k) - P::vload(cw + j * st.row, k) * y[k];
         P::vstore(xp + j * xrs, k, y[k]);
       }
-    (void)E;
     T csum[P::E];
     __builtin_memcpy(csum, &check, sizeof(check));
     bool ok = true;
