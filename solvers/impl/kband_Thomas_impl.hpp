@@ -136,7 +136,7 @@ KBAND_UNROLL
     if (u < nr) xp[u * xrs] = v[u];
 }
 
-/// Eight lanes of T as one value, for the CPU lane loops of the non-periodic
+/// Eight lanes of T as K vectors V of E lanes, for the CPU lane loops of the non-periodic
 /// Global Thomas solves (per-system and shared factor) on batches that put
 /// eight consecutive systems next to each other: a thread's recurrences then
 /// stay in vector registers. Host compilers with GNU vector extensions get
@@ -178,54 +178,24 @@ struct LanePack {
   using V = typename pick<vector>::type;
   static constexpr int E = static_cast<int>(sizeof(V) / sizeof(T));  // lanes per V
   static constexpr int K = L / E;
-  V v[K];
 
-  // loads and stores go through a local V: with the member's address taken,
-  // GCC kept packs in memory (stack) instead of registers
-  KOKKOS_INLINE_FUNCTION static LanePack load(const T* p) {
-    LanePack r;
-    for (int k = 0; k < K; ++k) {
-      V t;
-      __builtin_memcpy(&t, p + k * E, sizeof(V));
-      r.v[k] = t;
-    }
-    return r;
-  }
-  /// Vector k (lanes k E .. k E + E-1) of the pack at p.
+  /// Vector k (lanes k E .. k E + E-1) of the pack at p. Kernels keep
+  /// arrays of V, worked vector by vector: GCC kept whole-pack aggregates on
+  /// the stack.
   KOKKOS_INLINE_FUNCTION static V vload(const T* p, int k) {
     V t;
     __builtin_memcpy(&t, p + k * E, sizeof(V));
     return t;
   }
   KOKKOS_INLINE_FUNCTION static void vstore(T* p, int k, const V t) { __builtin_memcpy(p + k * E, &t, sizeof(V)); }
-  KOKKOS_INLINE_FUNCTION void store(T* p) const {
-    for (int k = 0; k < K; ++k) {
-      const V t = v[k];
-      __builtin_memcpy(p + k * E, &t, sizeof(V));
-    }
-  }
-#define KBAND_LANEPACK_OP(op)                                                                   \
-  KOKKOS_INLINE_FUNCTION friend LanePack operator op(const LanePack& p, const LanePack& q) {   \
-    LanePack r;                                                                                 \
-    for (int k = 0; k < K; ++k) r.v[k] = p.v[k] op q.v[k];                                      \
-    return r;                                                                                   \
-  }                                                                                             \
-  KOKKOS_INLINE_FUNCTION friend LanePack operator op(const T s, const LanePack& q) {           \
-    LanePack r;                                                                                 \
-    for (int k = 0; k < K; ++k) r.v[k] = s op q.v[k];                                           \
-    return r;                                                                                   \
-  }                                                                                             \
-  KOKKOS_INLINE_FUNCTION friend LanePack operator op(const LanePack& p, const T s) {           \
-    LanePack r;                                                                                 \
-    for (int k = 0; k < K; ++k) r.v[k] = p.v[k] op s;                                           \
-    return r;                                                                                   \
-  }
-  KBAND_LANEPACK_OP(+)
-  KBAND_LANEPACK_OP(-)
-  KBAND_LANEPACK_OP(*)
-  KBAND_LANEPACK_OP(/)
-#undef KBAND_LANEPACK_OP
 };
+
+/// Whether the L systems from s of batch v lie at consecutive addresses (as
+/// a LanePack of them needs).
+template <int L, class B>
+KOKKOS_INLINE_FUNCTION bool pack_adjacent(const B& v, int s) {
+  return batch_traits<B>::lane_stride(v) == 1 && &v(s + L - 1, 0) == &v(s, 0) + (L - 1);
+}
 
 /// Where a thread keeps the rows of its forward-pass intermediates. A slot
 /// holds `nbuf` arrays of n rows for each of the thread's W lanes.
@@ -465,14 +435,11 @@ struct ThomasPerSystem : ThomasBase<Exec, BX, batch_value_t<BX>, W> {
   /// consecutive addresses in a, b, c, d, x and the workspace.
   KOKKOS_INLINE_FUNCTION bool packed(const member_type& m, int s0) const {
     constexpr int L = LanePack<T>::L;
-    if (batch_traits<BA>::lane_stride(a) != 1 || batch_traits<BB>::lane_stride(b) != 1 ||
-        batch_traits<BC>::lane_stride(c) != 1 || batch_traits<BD>::lane_stride(d) != 1 ||
-        batch_traits<BX>::lane_stride(x) != 1 || this->store(m, s0, 2).lane != 1)
-      return false;
+    if (this->store(m, s0, 2).lane != 1) return false;
     for (int k = 0; k < W / L; ++k) {
-      const int s = s0 + k * L, e = s + L - 1;
-      if (&a(e, 0) != &a(s, 0) + (L - 1) || &b(e, 0) != &b(s, 0) + (L - 1) || &c(e, 0) != &c(s, 0) + (L - 1) ||
-          &d(e, 0) != &d(s, 0) + (L - 1) || &x(e, 0) != &x(s, 0) + (L - 1))
+      const int s = s0 + k * L;
+      if (!pack_adjacent<L>(a, s) || !pack_adjacent<L>(b, s) || !pack_adjacent<L>(c, s) ||
+          !pack_adjacent<L>(d, s) || !pack_adjacent<L>(x, s))
         return false;
     }
     return true;
@@ -768,11 +735,8 @@ struct ThomasShared
   /// ones whose SZ is a multiple of the pack).
   KOKKOS_INLINE_FUNCTION bool packed(int s0, int np) const {
     constexpr int L = LanePack<T>::L;
-    if (batch_traits<BD>::lane_stride(d) != 1 || batch_traits<BX>::lane_stride(x) != 1) return false;
-    for (int k = 0; k < np; ++k) {
-      const int s = s0 + k * L;
-      if (&d(s + L - 1, 0) != &d(s, 0) + (L - 1) || &x(s + L - 1, 0) != &x(s, 0) + (L - 1)) return false;
-    }
+    for (int k = 0; k < np; ++k)
+      if (!pack_adjacent<L>(d, s0 + k * L) || !pack_adjacent<L>(x, s0 + k * L)) return false;
     return true;
   }
 
@@ -781,31 +745,37 @@ struct ThomasShared
   template <int G>
   KOKKOS_INLINE_FUNCTION void solve_packed(const int s0) const {
     using P = LanePack<T>;
+    using V = typename P::V;
+    constexpr int K = P::K;
     const int n = this->n;
     const size_t drs = batch_traits<BD>::row_stride(d), xrs = batch_traits<BX>::row_stride(x);
     const T* dp[G];
     T* xp[G];
-    P y[G];
+    V y[G][K];
     const T w0 = f.w(0);
-    for (int k = 0; k < G; ++k) {
-      dp[k] = &d(s0 + k * P::L, 0);
-      xp[k] = &x(s0 + k * P::L, 0);
-      y[k] = P::load(dp[k]) * w0;
-      y[k].store(xp[k]);
+    for (int g = 0; g < G; ++g) {
+      dp[g] = &d(s0 + g * P::L, 0);
+      xp[g] = &x(s0 + g * P::L, 0);
+      for (int k = 0; k < K; ++k) {
+        y[g][k] = P::vload(dp[g], k) * w0;
+        P::vstore(xp[g], k, y[g][k]);
+      }
     }
     for (int j = 1; j < n; ++j) {
       const T aj = f.a(j), wj = f.w(j);
-      for (int k = 0; k < G; ++k) {
-        y[k] = (P::load(dp[k] + j * drs) - aj * y[k]) * wj;
-        y[k].store(xp[k] + j * xrs);
-      }
+      for (int g = 0; g < G; ++g)
+        for (int k = 0; k < K; ++k) {
+          y[g][k] = (P::vload(dp[g] + j * drs, k) - aj * y[g][k]) * wj;
+          P::vstore(xp[g] + j * xrs, k, y[g][k]);
+        }
     }
     for (int j = n - 2; j >= 0; --j) {
       const T cj = f.cp(j);
-      for (int k = 0; k < G; ++k) {
-        y[k] = P::load(xp[k] + j * xrs) - cj * y[k];
-        y[k].store(xp[k] + j * xrs);
-      }
+      for (int g = 0; g < G; ++g)
+        for (int k = 0; k < K; ++k) {
+          y[g][k] = P::vload(xp[g] + j * xrs, k) - cj * y[g][k];
+          P::vstore(xp[g] + j * xrs, k, y[g][k]);
+        }
     }
     for (int l = 0; l < G * P::L; ++l) info(s0 + l) = 0;
   }
