@@ -31,8 +31,8 @@ namespace kband {
 /// Where the forward-pass intermediates live. Auto picks per backend, layout
 /// and size: on GPUs (kband::thomas, kband::penta) Registers for
 /// interleaved and grouped batches of n <= 512 (tridiagonal: 64 chunks of
-/// M = 8 rows with per-system coefficients, 32 of M = 16 with a shared
-/// factor; penta: n <= 128, 16 M with per-system coefficients and 8 M with
+/// M = 8 rows with per-system coefficients, 32 on interleaved batches, so
+/// n <= 256 there; 32 of M = 16 with a shared factor; penta: n <= 128, 16 M with per-system coefficients and 8 M with
 /// a shared factor) and for contiguous per-system tridiagonal batches, else
 /// Recompute (shared factors, interleaved and grouped batches of enough
 /// systems), Scratch or Global; on hosts Global.
@@ -266,19 +266,21 @@ ThomasGeometry recompute_geometry(const char* fn, int nsys, int n, int lanes, co
 }
 
 /// Launches the Registers kernel f when the variant asks for it (or Auto
-/// prefers it: GPUs; interleaved and grouped batches with n <= kAutoChunks M,
+/// prefers it: GPUs; interleaved and grouped batches with n <= kAutoChunks M
+/// (interleaved: kAutoChunksInterleaved M),
 /// contiguous per-system batches; teams big enough); returns false to fall
 /// back to the other variants under Auto.
 template <class Exec, Layout L, class F>
 bool use_registers(const char* fn, const SolveOptions& opt, const Exec& exec, int nsys, int n, int M,
                    size_t scratch_per_thread, F& f) {
   const Variant v = opt.variant;
-  // Auto (GPUs): interleaved and grouped batches up to F::kAutoChunks
-  // chunks per system (per-system Thomas: 64, shared factors: 32; beyond
-  // that the other variants are as fast or faster); contiguous batches of per-system systems
-  // at any n the teams allow (H200: 3.5-5.9x the copy time against 8-10.5x
-  // for Scratch)
-  const bool prefer = L == Layout::Contiguous ? F::kAutoContiguous : n <= F::kAutoChunks * M;
+  // Auto (GPUs): grouped batches up to F::kAutoChunks chunks per system,
+  // interleaved ones up to F::kAutoChunksInterleaved (per-system Thomas: 64
+  // and 32, shared factors: 32; beyond that the other variants are as fast
+  // or faster); contiguous batches of per-system systems at any n the teams
+  // allow (H200: 3.5-5.9x the copy time against 8-10.5x for Scratch)
+  const int chunks = L == Layout::Interleaved ? F::kAutoChunksInterleaved : F::kAutoChunks;
+  const bool prefer = L == Layout::Contiguous ? F::kAutoContiguous : n <= chunks * M;
   if (v == Variant::Auto && !(is_device_exec<Exec>::value && prefer)) return false;
   const RegisterGeometry g = register_geometry(
       exec, nsys, n, M, L == Layout::Contiguous, scratch_per_thread, opt.team_size, opt.blocks_per_team, f);

@@ -153,6 +153,7 @@ struct PentaPerSystemRegisters : RegisterBase<Exec, batch_value_t<BX>, M>,
   // n = 64 0.80 / 0.56 interleaved, 0.78 / 0.59 grouped; n = 128 0.57 /
   // 0.53, 0.56 / 0.56; n = 256 0.36 / 0.52, 0.34 / 0.54
   static constexpr int kAutoChunks = 16;
+  static constexpr int kAutoChunksInterleaved = kAutoChunks;
   static constexpr size_t kEntry = scan_entry<T, Sum>();
   static constexpr size_t kStart = 6 * sizeof(T);     // the coordinates a chunk starts from
   static constexpr size_t kRows = 5 * M * sizeof(T);   // a chunk's scaled rows for the walk

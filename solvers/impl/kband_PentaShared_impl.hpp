@@ -110,6 +110,7 @@ struct PentaSharedRegisters
   // Recompute's 1.52-1.57), at n = 512 Recompute everywhere (1.61-1.71
   // against 2.02-2.41)
   static constexpr int kAutoChunks = 8;
+  static constexpr int kAutoChunksInterleaved = kAutoChunks;
   KOKKOS_INLINE_FUNCTION static size_t scratch_per_thread() { return 4 * kEntry; }
 
   KOKKOS_INLINE_FUNCTION void solve(const member_type& m, const Place& pl, char* raw, int j0, int nr,
