@@ -32,8 +32,9 @@ namespace kband {
 /// and size: on GPUs (kband::thomas, kband::penta) Registers for
 /// interleaved and grouped batches of n <= 512 (tridiagonal: 64 chunks of
 /// M = 8 rows with per-system coefficients, 32 on interleaved batches, so
-/// n <= 256 there; 32 of M = 16 with a shared factor; penta: n <= 128, 16 M with per-system coefficients and 8 M with
-/// a shared factor) and for contiguous per-system tridiagonal batches, else
+/// n <= 256 there; 32 of M = 16 with a shared factor; penta: n <= 128, 16 M
+/// with per-system coefficients and 8 M with a shared factor) and for
+/// contiguous per-system tridiagonal batches, else
 /// Recompute (shared factors, interleaved and grouped batches of enough
 /// systems), Scratch or Global; on hosts Global.
 ///  * Global: in the output and a workspace (any size, any backend);

@@ -393,18 +393,19 @@ struct ThomasPerSystemRegisters : RegisterBase<Exec, batch_value_t<BX>, M> {
   static constexpr int kMinTeamStrided = 256;
   static constexpr bool kAutoContiguous = true;  // H200: about 2x faster than Scratch there
   // Interleaved and grouped batches: one block of systems a team, and Auto
-  // up to 64 chunks (n <= 512). H100, double, ns a point with 1 block
+  // up to 64 chunks (n <= 512; interleaved batches: 32, below). H100, double, ns a point with 1 block
   // against kband's earlier 4: interleaved n = 256 0.0177 / 0.0204, n = 512
   // 0.0264 / 0.0408 (Scratch 0.0262); grouped n = 512 0.0197 / 0.0302
   // (Scratch 0.0252); n = 32..128 within 5 %. Contiguous batches were as fast
   // or faster with kband's choice (n = 512: 0.0195 against 0.0204).
   static constexpr int kMaxBlocksStrided = 1;
   static constexpr int kAutoChunks = 64;  // Auto's limit on grouped batches
-  // and on interleaved ones: at n = 512 there Registers keeps to about
-  // 0.026 ns a point on the H100 and the H200 alike, where Global and
-  // Scratch take 0.019-0.020 on the H200 and about the same on the H100
-  // (0.026-0.027); grouped batches keep it (H100 n = 512: 0.0197 against
-  // Scratch's 0.0254)
+  // Auto's limit on interleaved batches (n <= 256): at n = 512 there the
+  // Registers kernel keeps to about 0.026 ns a point on the H100 and the
+  // H200 alike, while Global and Scratch follow the memory: 0.019-0.020 on
+  // the H200, 0.026-0.027 on the H100 (Auto 0.0268 against Registers'
+  // 0.0265 in one run). Grouped batches keep it (H100 n = 512: 0.0197
+  // against Scratch's 0.0254).
   static constexpr int kAutoChunksInterleaved = 32;
   static constexpr size_t kEntry = scan_entry<T, MoebiusSum<T>>() > scan_entry<T, Sum>() ? scan_entry<T, MoebiusSum<T>>()
                                                                                          : scan_entry<T, Sum>();
