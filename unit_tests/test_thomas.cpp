@@ -91,6 +91,24 @@ TYPED_TEST(ThomasAccuracy, RegistersChunkBoundaries) {
   if (kband::impl::is_device_exec<Exec>::value) EXPECT_EQ(stats().register_refusals, refused);
 }
 
+// Auto on both sides of its Registers limits for per-system coefficients
+// (GPUs: n <= 256 on interleaved batches, n <= 512 on grouped ones; the
+// other variants beyond; hosts: Global everywhere).
+TYPED_TEST(ThomasAccuracy, AutoAtRegistersLimits) {
+  using T = typename TypeParam::value_type;
+  using L = typename TypeParam::layout;
+  const long before = stats().solves;
+  long expected = 0;
+  for (int n : {256, 257, 512, 513})
+    for (int nsys : {1, L::sz + 1, 70})
+      for (Family fam : {Family::Dominant, Family::General}) {
+        Problem<T, L> p(get_case<T>(Solver::Thomas, fam, n, nsys));
+        p.solve_and_check(kband::Variant::Auto);
+        ++expected;
+      }
+  EXPECT_EQ(stats().solves - before, expected);
+}
+
 // The Recompute variant (shared factors) at block boundaries (16 rows): one
 // row past and short of whole blocks, a last block of one row; in place too
 // (pass 1 keeps y in x, where d is when x is d). Every backend serves it.
