@@ -393,11 +393,12 @@ struct ThomasPerSystemRegisters : RegisterBase<Exec, batch_value_t<BX>, M> {
   static constexpr int kMinTeamStrided = 256;
   static constexpr bool kAutoContiguous = true;  // H200: about 2x faster than Scratch there
   // Interleaved and grouped batches: one block of systems a team, and Auto
-  // up to 64 chunks (n <= 512; interleaved batches: 32, below). H100, double, ns a point with 1 block
-  // against kband's earlier 4: interleaved n = 256 0.0177 / 0.0204, n = 512
-  // 0.0264 / 0.0408 (Scratch 0.0262); grouped n = 512 0.0197 / 0.0302
-  // (Scratch 0.0252); n = 32..128 within 5 %. Contiguous batches were as fast
-  // or faster with kband's choice (n = 512: 0.0195 against 0.0204).
+  // up to 64 chunks (n <= 512; interleaved batches: 32, below). H100,
+  // double, ns a point with 1 block against kband's earlier 4: interleaved
+  // n = 256 0.0177 / 0.0204, n = 512 0.0264 / 0.0408 (Scratch 0.0262);
+  // grouped n = 512 0.0197 / 0.0302 (Scratch 0.0252); n = 32..128 within
+  // 5 %. Contiguous batches were as fast or faster with kband's choice
+  // (n = 512: 0.0195 against 0.0204).
   static constexpr int kMaxBlocksStrided = 1;
   static constexpr int kAutoChunks = 64;  // Auto's limit on grouped batches
   // Auto's limit on interleaved batches (n <= 256): at n = 512 there the
