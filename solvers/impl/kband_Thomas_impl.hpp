@@ -669,11 +669,11 @@ struct ThomasShared
 
   template <int NL>
   KOKKOS_INLINE_FUNCTION void solve(const member_type& m, const int s0, const int nl) const {
+    if (factor_failed(f, x, info, s0, NL > 0 ? NL : nl, this->n, this->nan)) return;
     if constexpr (kPacks) {
       // full packs as vectors (two at once from KBAND_HOST_PAIR_ROWS rows on),
       // then the rest, fewer than a pack and inside one group, lane by lane
       constexpr int L = LanePack<T>::L;
-      if (factor_failed(f, x, info, s0, NL > 0 ? NL : nl, this->n, this->nan)) return;
       if (!packed(s0, nl / L)) {
         solve_lanes<NL>(m, s0, nl);
         return;
@@ -685,7 +685,6 @@ struct ThomasShared
         for (int k = 0; k < full; ++k) solve_packed<1>(s0 + k * L);
       if (nl > full * L) solve_lanes<0>(m, s0 + full * L, nl - full * L);
     } else {
-      if (factor_failed(f, x, info, s0, NL > 0 ? NL : nl, this->n, this->nan)) return;
       solve_lanes<NL>(m, s0, nl);
     }
   }
