@@ -67,10 +67,12 @@ struct real_limits;
 template <>
 struct real_limits<float> {
   KOKKOS_INLINE_FUNCTION static constexpr float max() { return FLT_MAX; }
+  KOKKOS_INLINE_FUNCTION static constexpr float inf() { return __builtin_huge_valf(); }
 };
 template <>
 struct real_limits<double> {
   KOKKOS_INLINE_FUNCTION static constexpr double max() { return DBL_MAX; }
+  KOKKOS_INLINE_FUNCTION static constexpr double inf() { return __builtin_huge_val(); }
 };
 
 /// A pivot is usable when it is finite and non-zero (NaN fails both tests).

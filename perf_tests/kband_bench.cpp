@@ -118,9 +118,8 @@ void print_help(const char* argv0) {
       "  --variants LIST     of: global, scratch, registers, recompute, auto, all\n"
       "                      (default all on a GPU; global,scratch on a host, where\n"
       "                      kband's Auto = Global and Registers serves n <= 8/16\n"
-      "                      only). gtsv and periodic per-system rows skip\n"
-      "                      registers; recompute runs for shared factors and gtsv\n"
-      "                      only.\n"
+      "                      only). Periodic per-system rows skip registers;\n"
+      "                      recompute runs for shared factors and gtsv only.\n"
       "  --reps R            timed repetitions per row, median reported (default %d)\n"
       "  --warmup W          untimed calls before timing (default 1)\n"
       "  --seed S            data seed\n"
@@ -706,9 +705,10 @@ class Bench {
       Kokkos::View<T*, Mem> gws(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kband_bench::gtsv_ws"),
                                 kband::gtsv_workspace_size(x));
       for (const auto& v : variants) {
-        if (v.second == kband::Variant::Registers) continue;  // thomas only
         kband::SolveOptions opt;
         opt.variant = v.second;
+        opt.team_size = o_.team_size;
+        opt.blocks_per_team = o_.blocks_per_team;
         kband_row_ex("gtsv", v.first, 5, false, g, [&] { kband::gtsv(exec_, a, b, c, d, x, info, opt, gws); },
                      [&](Row& r) {
                        if (const Row* t = find("thomas", lname, "auto", n))

@@ -19,12 +19,18 @@
 //    elimination in registers: 9 transfers and the same pivots.
 //    A contiguous batch's blocks are loaded by a team together, through
 //    team scratch, so that the loads coalesce on GPUs.
+//  * Registers: a team of threads per system, M = 8 rows each in registers
+//    (5 transfers); the chunks join by three scans in team scratch
+//    (impl/kband_GTSVRegisters_impl.hpp: the interchanges change the
+//    carried row's scale only). Pivots and rows of U are dgtsv's up to
+//    rounding where chunks join. Teams of ceil(n/8) threads at least: on
+//    host backends (teams of one thread) n <= 8 only.
 //  Auto: Recompute; on GPUs Scratch for contiguous batches above n = 1024
 //  and for other batches up to n = 32; on host backends Global for
 //  contiguous batches.
 #pragma once
 
-#include "impl/kband_GTSV_impl.hpp"
+#include "impl/kband_GTSVRegisters_impl.hpp"
 #include "kband_Thomas.hpp"
 
 namespace kband {
@@ -61,6 +67,15 @@ void gtsv(const Exec& exec, const BA& a, const BB& b, const BC& c, const BD& d, 
   // staged kernel: a thread's rows there are n apart from its neighbours',
   // so a team loads its systems' blocks together through scratch.
   constexpr bool device = impl::is_device_exec<Exec>::value;
+  // Registers: asked for, or Auto on GPUs wherever thomas' Auto takes its
+  // Registers kernel (contiguous batches, interleaved ones to n = 256 and
+  // grouped ones to n = 512), when the team fits
+  if (opt.variant == Variant::Registers || opt.variant == Variant::Auto) {
+    constexpr int M = impl::kRegisterRowsPerSystem;
+    using F = impl::GTSVPerSystemRegisters<Exec, BA, BB, BC, BD, BX, Info, M>;
+    F f(typename F::Base{nsys, n, 1, 1, false, std::numeric_limits<T>::quiet_NaN()}, a, b, c, d, x, info);
+    if (impl::use_registers<Exec, tx::layout>(fn, opt, exec, nsys, n, M, F::scratch_per_thread(), f)) return;
+  }
   constexpr int RR = KBAND_GTSV_RECOMPUTE_ROWS;
   if constexpr (tx::layout == Layout::Contiguous) {
     // Auto on GPUs up to n = 1024; beyond, Scratch (H200, time over thomas'

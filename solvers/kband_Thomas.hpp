@@ -150,7 +150,7 @@ ThomasGeometry thomas_geometry(const char* fn, int nsys, int n, int lanes, int n
   Variant v = opt.variant;
   require(v != Variant::Registers,
           concat(fn, ": Variant::Registers is offered by kband::thomas and kband::penta (non-periodic "
-                     "per-system coefficients, and shared factors) only"));
+                     "per-system coefficients, and shared factors) and kband::gtsv only"));
   require(v != Variant::Recompute,
           concat(fn, ": Variant::Recompute is offered by kband::thomas with a shared factor "
                      "(TridiagonalFactor), kband::penta with a PentadiagonalFactor and kband::gtsv only"));

@@ -669,10 +669,10 @@ inline const std::vector<kband::Variant>& all_variants() {
   static const std::vector<kband::Variant> v{kband::Variant::Auto, kband::Variant::Global, kband::Variant::Scratch};
   return v;
 }
-/// kband::gtsv also has the Recompute variant.
+/// kband::gtsv also has the Recompute and Registers variants.
 inline const std::vector<kband::Variant>& gtsv_variants() {
   static const std::vector<kband::Variant> v{kband::Variant::Auto, kband::Variant::Global, kband::Variant::Scratch,
-                                             kband::Variant::Recompute};
+                                             kband::Variant::Recompute, kband::Variant::Registers};
   return v;
 }
 /// kband::thomas also has the Registers variant, and with a shared factor Recompute.

@@ -232,9 +232,9 @@ TYPED_TEST(ThomasErrors, OutputAliasesCoefficients) {
 }
 
 // Solvers that do not offer `variant` refuse it with a kband::Error that
-// names it, and leave every View as it was: periodic per-system systems and
-// the pivoted gtsv (Registers), per-system thomas (Recompute, which is for
-// shared factors and gtsv).
+// names it, and leave every View as it was: periodic per-system systems
+// (Registers), per-system thomas (Recompute, which is for shared factors and
+// gtsv).
 template <class V>
 void expect_variant_refused(V& v, kband::Variant variant, const std::string& name, bool thomas_too,
                             bool gtsv_too = true) {
@@ -260,7 +260,7 @@ void expect_variant_refused(V& v, kband::Variant variant, const std::string& nam
 TYPED_TEST(ThomasErrors, RegistersWhereNotOffered) {
   using V = Valid<typename TypeParam::value_type, typename TypeParam::layout>;
   V v;
-  expect_variant_refused(v, kband::Variant::Registers, "Registers", false);
+  expect_variant_refused(v, kband::Variant::Registers, "Registers", false, false);
   if (!kband::impl::is_device_exec<Exec>::value) {
     Exec exec;
     kband::SolveOptions opt;
@@ -274,6 +274,8 @@ TYPED_TEST(ThomasErrors, RegistersWhereNotOffered) {
     expect_error("thomas Registers n=40 on a host backend",
                  [&] { kband::thomas(exec, a, b, c, d, x, v.info, opt); },
                  {"Variant::Registers needs 5 threads per team for n=40"});
+    expect_error("gtsv Registers n=40 on a host backend", [&] { kband::gtsv(exec, a, b, c, d, x, v.info, opt); },
+                 {"kband::gtsv", "Variant::Registers needs 5 threads per team for n=40"});
     EXPECT_TRUE(snap2.unchanged(a, b, c, d, x, v.info));
   }
 }

@@ -1,6 +1,7 @@
 // kband::gtsv (tridiagonal LU with partial pivoting) on general systems.
 //
-// Two families, every layout, float and double, Variant::Global / Scratch / Auto:
+// Two families, every layout, float and double, Variant::Global / Scratch /
+// Recompute / Registers (GPUs; host backends: n <= 8) / Auto:
 //  * random : a, c uniform in [-1, 1], b = 0.1 U(-1, 1) (no diagonal
 //    dominance at all, most steps pivot), and every third system (n >= 2)
 //    with b(s,0) = 0, where unpivoted elimination (kband::thomas) fails with
@@ -17,6 +18,8 @@
 //    varies, the perturbation bound 2 eta kappa / (1 - eta kappa)
 //    (Higham, Thm 7.2, kappa = ||A||_inf ||A^-1||_inf computed exactly in
 //    long double) with a factor 2 for rounding, wherever eta kappa < 1/4.
+#include <array>
+
 #include "kband_test_solvers.hpp"
 
 namespace kband_test {
@@ -217,7 +220,14 @@ void gtsv_and_check(const GCase<T>& g, GDevice<T, L>& dev, kband::Variant v, boo
   opt.variant = v;
   upload(dev.d, g.d);
   const B& xo = inplace ? dev.d : dev.x;
-  if (!run_solver(what, xo, inplace, g.d, dev.info, v == kband::Variant::Scratch ? "Variant::Scratch" : nullptr,
+  // Scratch may be refused for large n; Registers on host backends (teams of
+  // one thread) beyond one chunk of rows, never on GPUs
+  const bool host_registers = v == kband::Variant::Registers && !kband::impl::is_device_exec<Exec>::value &&
+                              g.n > kband::impl::kRegisterRowsPerSystem;
+  const char* refusal = v == kband::Variant::Scratch ? "Variant::Scratch"
+                        : host_registers             ? "Variant::Registers"
+                                                     : nullptr;
+  if (!run_solver(what, xo, inplace, g.d, dev.info, refusal,
                   [&] { kband::gtsv(exec, dev.a, dev.b, dev.c, dev.d, xo, dev.info, opt); }))
     return;
   int pad = 0;
@@ -264,7 +274,8 @@ TYPED_TEST(GTSVAccuracy, InPlace) {
   for (int n : n_list()) {
     const GCase<T>& g = get_random<T>(n, L::sz + 1);
     GDevice<T, L> dev(g);
-    for (kband::Variant v : {kband::Variant::Global, kband::Variant::Scratch, kband::Variant::Recompute})
+    for (kband::Variant v :
+         {kband::Variant::Global, kband::Variant::Scratch, kband::Variant::Recompute, kband::Variant::Registers})
       gtsv_and_check(g, dev, v, true);
   }
 }
@@ -307,6 +318,152 @@ TYPED_TEST(GTSVAccuracy, SingularSystems) {
     GDevice<T, L> dev(g);
     for (kband::Variant v : gtsv_variants()) gtsv_and_check(g, dev, v, false);
   }
+}
+
+// The Registers variant where its chunks of M = 8 rows join: n on both sides
+// of multiples of 8 and of Auto's limits, random and singular systems (the
+// zero column at n/2: the first or last row of a chunk), Registers and Auto.
+TYPED_TEST(GTSVAccuracy, RegistersChunkBoundaries) {
+  using T = typename TypeParam::value_type;
+  using L = typename TypeParam::layout;
+  for (int n : {8, 9, 15, 16, 17, 63, 64, 65, 255, 256, 257, 511, 512, 513})
+    for (bool singular : {false, true}) {
+      const GCase<T>& g = get_random<T>(n, singular ? 7 : L::sz + 1, singular);
+      GDevice<T, L> dev(g);
+      for (kband::Variant v : {kband::Variant::Registers, kband::Variant::Auto}) gtsv_and_check(g, dev, v, false);
+    }
+}
+
+/// kband::gtsv's Registers kernel, one system after another on the host: the
+/// chunks of M rows (GTSVChunk's phases, as the kernel runs them) joined by
+/// running the kernel's three scans in order.
+template <class T, int M>
+void gtsv_by_chunks(const GCase<T>& g, std::vector<T>& x, std::vector<int>& info, double* worst_size) {
+  using C = kband::impl::GTSVChunk<T, M>;
+  using Dir = kband::impl::GTSVDirSum<T>;
+  using Size = kband::impl::GTSVSizeSum<T>;
+  using Back = kband::impl::GTSVBackSum<T>;
+  const int n = g.n, K = (n + M - 1) / M;
+  x.assign(g.a.size(), nan_value<T>());
+  info.assign(g.nsys, kInfoPoison);
+  for (int s = 0; s < g.nsys; ++s) {
+    std::vector<typename C::Rows> r(K);
+    std::vector<int> nr(K);
+    for (int k = 0; k < K; ++k) {
+      nr[k] = std::min(M, n - k * M);
+      for (int u = 0; u < M; ++u) {  // load_chunk's rows
+        const int j = k * M + u;
+        const bool in = j < n;
+        r[k].a[u] = in && j > 0 ? g.a[g.idx(s, j)] : T(0);
+        r[k].b[u] = in ? g.b[g.idx(s, j)] : T(1);
+        r[k].c[u] = in && j < n - 1 ? g.c[g.idx(s, j)] : T(0);
+        r[k].d[u] = in ? g.d[g.idx(s, j)] : T(0);
+      }
+    }
+    // 1, 2: direction and size of the carried row entering each chunk
+    std::vector<std::array<T, 3>> w(K);
+    std::vector<T> nu(K);
+    Dir dex = Dir::identity();
+    Size sex = Size::identity();
+    for (int k = 0; k < K; ++k) {
+      T wk[3];
+      C::direction(dex, wk);
+      std::copy(wk, wk + 3, w[k].begin());
+      dex = kband::impl::compose(C::direction_map(r[k], nr[k]), dex);
+    }
+    for (int k = 0; k < K; ++k) {
+      T wk[3] = {w[k][0], w[k][1], w[k][2]};
+      nu[k] = sex(T(1));
+      sex = kband::impl::compose(C::size_map(r[k], nr[k], wk), sex);
+    }
+    // the size against dgtsv's carried row before the chunk (row 0: (1, 0, 0))
+    if (g.expect_info[s] == 0) {
+      T di = 1, du = 0, bi = 0;
+      for (int k = 0; k < K; ++k) {
+        const double seq = std::max(std::abs(double(di)), std::abs(double(du)));
+        if (seq > 0 && std::isfinite(seq)) *worst_size = std::max(*worst_size, std::abs(std::log2(nu[k] / seq)));
+        for (int u = 0; u < nr[k]; ++u)
+          kband::impl::gtsv_step(di, du, bi, r[k].a[u], r[k].b[u], r[k].c[u], r[k].d[u]);
+      }
+    }
+    // 3, 4: elimination, then the back substitution maps from the last chunk down
+    std::vector<Back> maps(K);
+    T xl = T(0);
+    for (int k = 0; k < K; ++k) {
+      T di = nu[k] * w[k][0], du = nu[k] * w[k][1], bi = nu[k] * w[k][2];
+      int bad = C::eliminate(r[k], nr[k], k * M, di, du, bi);
+      const bool last = k == K - 1;
+      if (last && bad == 0 && !kband::impl::usable_pivot(di)) bad = n;
+      if (last) xl = bi / di;
+      maps[k] = C::back_map(r[k], nr[k], last, xl, bad);
+    }
+    std::vector<Back> bex(K);
+    bex[K - 1] = Back::identity();
+    for (int k = K - 2; k >= 0; --k) bex[k] = kband::impl::compose(maps[k + 1], bex[k + 1]);
+    const Back all = kband::impl::compose(maps[0], bex[0]);
+    // 5
+    info[s] = all.bad;
+    for (int k = 0; k < K; ++k) {
+      const bool last = k == K - 1;
+      if (all.bad == 0) C::substitute(r[k], nr[k], last ? xl : bex[k].g0, last ? T(0) : bex[k].g1);
+      for (int u = 0; u < nr[k]; ++u) x[g.idx(s, k * M + u)] = all.bad == 0 ? r[k].a[u] : nan_value<T>();
+    }
+  }
+}
+
+/// g with row j of every system scaled by 2^e, e uniform in -30..30 (exact):
+/// partial pivoting then depends on the carried row's size, which the joins
+/// must get right (a wrong size turns pivots of 2^-30 loose).
+template <class T>
+GCase<T> row_scaled(GCase<T> g) {
+  Rng rng(mix_seed({sizeof(T), 0x7363616cull, static_cast<std::uint64_t>(g.n)}));
+  g.family += "-row-scaled";
+  for (int s = 0; s < g.nsys; ++s)
+    for (int j = 0; j < g.n; ++j) {
+      const T f = std::ldexp(T(1), static_cast<int>(std::floor(rng.uniform(-30, 31))));
+      const size_t k = g.idx(s, j);
+      if (j > 0) g.a[k] *= f;
+      g.b[k] *= f;
+      if (j < g.n - 1) g.c[k] *= f;
+      g.d[k] *= f;
+    }
+  fill_reference(g, true);
+  return g;
+}
+
+template <class T, int M>
+void gtsv_chunks_check(const std::string& what, const GCase<T>& g) {
+  std::vector<T> x;
+  std::vector<int> info;
+  double worst_size = 0;
+  gtsv_by_chunks<T, M>(g, x, info, &worst_size);
+  check_gtsv(what, g, x, info);
+  // the joins' size of the carried row is dgtsv's, to rounding
+  EXPECT_LE(worst_size, 0.01) << what << ": |log2(size / dgtsv's size)| at a chunk's start";
+}
+
+template <int M>
+void gtsv_chunks_on_host() {
+  for (int n : {1, 2, 3, 4, 5, 7, 8, 9, 16, 17, 33, 100, 1000}) {
+    const std::string what = "gtsv chunks of " + std::to_string(M) + " rows on the host, n=" + std::to_string(n);
+    for (bool singular : {false, true}) {
+      gtsv_chunks_check<double, M>(what + (singular ? " singular" : " random") + " double",
+                                   get_random<double>(n, 7, singular));
+      gtsv_chunks_check<float, M>(what + (singular ? " singular" : " random") + " float",
+                                  get_random<float>(n, 7, singular));
+    }
+    gtsv_chunks_check<double, M>(what + " row-scaled double", row_scaled(get_random<double>(n, 7)));
+    gtsv_chunks_check<float, M>(what + " row-scaled float", row_scaled(get_random<float>(n, 7)));
+    gtsv_chunks_check<double, M>(what + " general double", get_general<double>(n, 7));
+  }
+}
+
+// The joins of the Registers kernel, which host backends (teams of one
+// thread) never run: chunks of 1, 3 and 8 rows.
+TEST(GTSVRegistersJoin, ChunksOnTheHost) {
+  gtsv_chunks_on_host<1>();
+  gtsv_chunks_on_host<3>();
+  gtsv_chunks_on_host<kband::impl::kRegisterRowsPerSystem>();
 }
 
 // A caller workspace of gtsv_workspace_size elements holding garbage, reused.

@@ -1,0 +1,374 @@
+// Kernel of the Registers variant of kband::gtsv: LU with partial pivoting
+// (LAPACK dgtsv) of one system split over the threads of a team, M rows a
+// thread, so that a solve reads its inputs once and writes x once, like the
+// Registers kernel of kband::thomas.
+//
+// Why a pivoted elimination splits. Before input row j, dgtsv carries one
+// unfinished row w = (di, du, bi): the coefficients of x_{j-1} and x_j and
+// its right-hand side. With or without the row interchange, the next carried
+// row is
+//     (b_j di - a_j du,  c_j di,  d_j di - a_j bi) / s_j,
+// s_j = di without the interchange (|di| >= |a_j|) and -a_j with it: the
+// interchange changes the carried row's scale, not its direction. So:
+//  1. the direction follows the product of the matrices
+//     N_j = [[b, -a, 0], [c, 0, 0], [d, 0, -a]] (row j's entries); a scan of
+//     the chunks' products (7 entries, kept scaled) gives each chunk the
+//     direction of the row it starts from;
+//  2. the size nu = max(|di|, |du|) then follows nu' = min(A_j, B_j nu), with
+//     A_j = kappa_j / |w0| and B_j = kappa_j / |a_j| (w the direction with
+//     max(|w0|, |w1|) = 1, kappa_j that of N_j w): such maps compose, and a
+//     second scan gives each chunk the size of its first carried row;
+//  3. each thread runs dgtsv's own steps (gtsv_step) over its rows from that
+//     carried row: interchanges, pivots and rows of U are dgtsv's, up to
+//     rounding where the chunks join;
+//  4. the back substitution x_{j-1} = y' - p1 x_j - p2 x_{j+1} (y', p1, p2:
+//     the row of U over its pivot) is affine in the pair (x_j, x_{j+1}); a
+//     third scan, from the last chunk down, joins it and carries the first
+//     failed pivot, whose row is dgtsv's info.
+// Row 0 is a step like the others, from the carried row (1, 0, 0) with a_0 =
+// 0 (no interchange, s = 1; its row of U is discarded), so every chunk is
+// handled alike. The chunk phases are the static functions of GTSVChunk, so
+// that the unit tests can join chunks on the host as the kernel does on GPUs.
+//
+// Where the maps of step 2 meet zeros (a_j = 0: no interchange is possible;
+// a carried row that is zero but for its right-hand side: a singular
+// matrix), products 0 * inf appear; fmin_ drops the NaN they make, which is
+// the branch that cannot be taken.
+#pragma once
+
+#include "kband_GTSV_impl.hpp"
+#include "kband_ThomasRegisters_impl.hpp"
+
+namespace kband {
+namespace impl {
+
+/// min(x, y), the other operand when one is NaN.
+template <class T>
+KOKKOS_INLINE_FUNCTION T fmin_(const T x, const T y) {
+  return (y < x || x != x) ? y : x;
+}
+
+/// A chunk's product of the matrices N_j (later rows on the left):
+/// [[x00, x01, 0], [x10, x11, 0], [h0, h1, g]], scaled.
+template <class T>
+struct GTSVDirSum {
+  T x00, x01, x10, x11, h0, h1, g;
+  static constexpr int kT = 7, kI = 0;
+  KOKKOS_INLINE_FUNCTION static GTSVDirSum identity() { return {T(1), T(0), T(0), T(1), T(0), T(0), T(1)}; }
+  KOKKOS_INLINE_FUNCTION void put(T* t, int*, int ts, int slot) const {
+    t[slot] = x00;
+    t[ts + slot] = x01;
+    t[2 * ts + slot] = x10;
+    t[3 * ts + slot] = x11;
+    t[4 * ts + slot] = h0;
+    t[5 * ts + slot] = h1;
+    t[6 * ts + slot] = g;
+  }
+  KOKKOS_INLINE_FUNCTION void get(const T* t, const int*, int ts, int slot) {
+    x00 = t[slot];
+    x01 = t[ts + slot];
+    x10 = t[2 * ts + slot];
+    x11 = t[3 * ts + slot];
+    h0 = t[4 * ts + slot];
+    h1 = t[5 * ts + slot];
+    g = t[6 * ts + slot];
+  }
+  /// Divides every entry by the largest magnitude (the direction it gives
+  /// does not change).
+  KOKKOS_INLINE_FUNCTION void rescale() {
+    T mx = abs_(x00);
+    mx = abs_(x01) > mx ? abs_(x01) : mx;
+    mx = abs_(x10) > mx ? abs_(x10) : mx;
+    mx = abs_(x11) > mx ? abs_(x11) : mx;
+    mx = abs_(h0) > mx ? abs_(h0) : mx;
+    mx = abs_(h1) > mx ? abs_(h1) : mx;
+    mx = abs_(g) > mx ? abs_(g) : mx;
+    if (mx > T(0) && mx <= real_limits<T>::max()) {
+      const T r = T(1) / mx;
+      x00 *= r;
+      x01 *= r;
+      x10 *= r;
+      x11 *= r;
+      h0 *= r;
+      h1 *= r;
+      g *= r;
+    }
+  }
+};
+/// later o earlier
+template <class T>
+KOKKOS_INLINE_FUNCTION GTSVDirSum<T> compose(const GTSVDirSum<T>& l, const GTSVDirSum<T>& e) {
+  GTSVDirSum<T> r{l.x00 * e.x00 + l.x01 * e.x10,
+                  l.x00 * e.x01 + l.x01 * e.x11,
+                  l.x10 * e.x00 + l.x11 * e.x10,
+                  l.x10 * e.x01 + l.x11 * e.x11,
+                  l.h0 * e.x00 + l.h1 * e.x10 + l.g * e.h0,
+                  l.h0 * e.x01 + l.h1 * e.x11 + l.g * e.h1,
+                  l.g * e.g};
+  r.rescale();
+  return r;
+}
+
+/// The size map nu -> min(A, B nu) of one or more rows.
+template <class T>
+struct GTSVSizeSum {
+  T A, B;
+  static constexpr int kT = 2, kI = 0;
+  KOKKOS_INLINE_FUNCTION static GTSVSizeSum identity() { return {real_limits<T>::inf(), T(1)}; }
+  KOKKOS_INLINE_FUNCTION void put(T* t, int*, int ts, int slot) const {
+    t[slot] = A;
+    t[ts + slot] = B;
+  }
+  KOKKOS_INLINE_FUNCTION void get(const T* t, const int*, int ts, int slot) {
+    A = t[slot];
+    B = t[ts + slot];
+  }
+  KOKKOS_INLINE_FUNCTION T operator()(const T nu) const { return fmin_(A, B * nu); }
+};
+/// later o earlier: min(A, B min(A', B' nu)) = min(min(A, B A'), B B' nu)
+template <class T>
+KOKKOS_INLINE_FUNCTION GTSVSizeSum<T> compose(const GTSVSizeSum<T>& l, const GTSVSizeSum<T>& e) {
+  return {fmin_(l.A, l.B * e.A), l.B * e.B};
+}
+
+/// The back substitution over one or more chunks, an affine map of the pair
+/// (x_j, x_{j+1}) after them to the pair before them: out = G in + g; `bad`
+/// is the first failed pivot (the smallest row, 0 = none).
+template <class T>
+struct GTSVBackSum {
+  T G00, G01, G10, G11, g0, g1;
+  int bad;
+  static constexpr int kT = 6, kI = 1;
+  KOKKOS_INLINE_FUNCTION static GTSVBackSum identity() { return {T(1), T(0), T(0), T(1), T(0), T(0), 0}; }
+  KOKKOS_INLINE_FUNCTION void put(T* t, int* i, int ts, int slot) const {
+    t[slot] = G00;
+    t[ts + slot] = G01;
+    t[2 * ts + slot] = G10;
+    t[3 * ts + slot] = G11;
+    t[4 * ts + slot] = g0;
+    t[5 * ts + slot] = g1;
+    i[slot] = bad;
+  }
+  KOKKOS_INLINE_FUNCTION void get(const T* t, const int* i, int ts, int slot) {
+    G00 = t[slot];
+    G01 = t[ts + slot];
+    G10 = t[2 * ts + slot];
+    G11 = t[3 * ts + slot];
+    g0 = t[4 * ts + slot];
+    g1 = t[5 * ts + slot];
+    bad = i[slot];
+  }
+};
+/// later o earlier (in the scan's order: from the last chunk down)
+template <class T>
+KOKKOS_INLINE_FUNCTION GTSVBackSum<T> compose(const GTSVBackSum<T>& l, const GTSVBackSum<T>& e) {
+  const int bad = l.bad == 0 ? e.bad : (e.bad == 0 || l.bad < e.bad ? l.bad : e.bad);
+  return {l.G00 * e.G00 + l.G01 * e.G10, l.G00 * e.G01 + l.G01 * e.G11,
+          l.G10 * e.G00 + l.G11 * e.G10, l.G10 * e.G01 + l.G11 * e.G11,
+          l.G00 * e.g0 + l.G01 * e.g1 + l.g0,  l.G10 * e.g0 + l.G11 * e.g1 + l.g1,
+          bad};
+}
+
+/// The phases of one chunk: rows j0 .. j0+nr-1 of a system in r (load_chunk's
+/// form: a = 0 in row 0, c = 0 in row n-1).
+template <class T, int M>
+struct GTSVChunk {
+  using Rows = ChunkRows<T, M>;
+
+  /// 1. The product of the chunk's matrices N_j.
+  KOKKOS_INLINE_FUNCTION static GTSVDirSum<T> direction_map(const Rows& r, int nr) {
+    GTSVDirSum<T> p = GTSVDirSum<T>::identity();
+KBAND_UNROLL
+    for (int u = 0; u < M; ++u)
+      if (u < nr) {
+        const T a = r.a[u], b = r.b[u], c = r.c[u], d = r.d[u];
+        const GTSVDirSum<T> q{b * p.x00 - a * p.x10, b * p.x01 - a * p.x11, c * p.x00,    c * p.x01,
+                              d * p.x00 - a * p.h0,  d * p.x01 - a * p.h1,  -a * p.g};
+        p = q;
+        p.rescale();
+      }
+    return p;
+  }
+  /// The direction of the carried row entering a chunk, from the product of
+  /// the earlier chunks' matrices (applied to (1, 0, 0)), with
+  /// max(|w0|, |w1|) = 1 (all zero when those two are).
+  KOKKOS_INLINE_FUNCTION static void direction(const GTSVDirSum<T>& ex, T (&w)[3]) {
+    const T mx = abs_(ex.x00) > abs_(ex.x10) ? abs_(ex.x00) : abs_(ex.x10);
+    const T s = mx > T(0) ? T(1) / mx : T(0);
+    w[0] = ex.x00 * s;
+    w[1] = ex.x10 * s;
+    w[2] = ex.h0 * s;
+  }
+  /// 2. The chunk's size map, from the direction w it starts with.
+  KOKKOS_INLINE_FUNCTION static GTSVSizeSum<T> size_map(const Rows& r, int nr, const T (&w0)[3]) {
+    const T inf = real_limits<T>::inf();
+    T w[3] = {w0[0], w0[1], w0[2]};
+    GTSVSizeSum<T> f = GTSVSizeSum<T>::identity();
+KBAND_UNROLL
+    for (int u = 0; u < M; ++u)
+      if (u < nr) {
+        const T a = r.a[u], b = r.b[u], c = r.c[u], d = r.d[u];
+        const T t0 = b * w[0] - a * w[1], t1 = c * w[0], t2 = d * w[0] - a * w[2];
+        const T kap = abs_(t0) > abs_(t1) ? abs_(t0) : abs_(t1);
+        const GTSVSizeSum<T> q{w[0] != T(0) ? kap / abs_(w[0]) : inf, a != T(0) ? kap / abs_(a) : inf};
+        f = compose(q, f);
+        const T s = kap > T(0) ? T(1) / kap : T(0);
+        w[0] = t0 * s;
+        w[1] = t1 * s;
+        w[2] = t2 * s;
+      }
+    return f;
+  }
+  /// 3. dgtsv's steps over the chunk from the carried row (di, du, bi): each
+  /// row u becomes its row of U over the pivot, (b, c, d) = (p1, p2, y'), in
+  /// the slot of the input row that finishes it (row j0+u-1 of U). Returns
+  /// the first failed pivot (1-based row of U, 0 = none); the carried row
+  /// is left in di, du, bi.
+  KOKKOS_INLINE_FUNCTION static int eliminate(Rows& r, int nr, int j0, T& di, T& du, T& bi) {
+    int bad = 0;
+KBAND_UNROLL
+    for (int u = 0; u < M; ++u)
+      if (u < nr) {
+        const GTSVRow<T> q = gtsv_step(di, du, bi, r.a[u], r.b[u], r.c[u], r.d[u]);
+        if (bad == 0 && !usable_pivot(q.piv)) bad = j0 + u;
+        r.b[u] = q.u1 * q.rp;
+        r.c[u] = q.u2 * q.rp;
+        r.d[u] = q.y * q.rp;
+      }
+    return bad;
+  }
+  /// 4. The chunk's back substitution map from (x_{j0+nr-1}, x_{j0+nr}) to
+  /// (x_{j0-1}, x_{j0}); for the last chunk of a system (`last`) the pair
+  /// entering is known, (xl, 0), and the map is that constant.
+  KOKKOS_INLINE_FUNCTION static GTSVBackSum<T> back_map(const Rows& r, int nr, bool last, T xl, int bad) {
+    GTSVBackSum<T> f = last ? GTSVBackSum<T>{T(0), T(0), T(0), T(0), xl, T(0), bad}
+                            : GTSVBackSum<T>{T(1), T(0), T(0), T(1), T(0), T(0), bad};
+KBAND_UNROLL
+    for (int u = M - 1; u >= 0; --u)
+      if (u < nr) {
+        const T p1 = r.b[u], p2 = r.c[u], y = r.d[u];
+        const T n00 = -p1 * f.G00 - p2 * f.G10, n01 = -p1 * f.G01 - p2 * f.G11;
+        const T n0 = y - p1 * f.g0 - p2 * f.g1;
+        f.G10 = f.G00;
+        f.G11 = f.G01;
+        f.g1 = f.g0;
+        f.G00 = n00;
+        f.G01 = n01;
+        f.g0 = n0;
+      }
+    return f;
+  }
+  /// 5. x of the chunk's rows into r.a, from the pair (x0, x1) =
+  /// (x_{j0+nr-1}, x_{j0+nr}).
+  KOKKOS_INLINE_FUNCTION static void substitute(Rows& r, int nr, T x0, T x1) {
+KBAND_UNROLL
+    for (int u = M - 1; u >= 0; --u)
+      if (u < nr) {
+        r.a[u] = x0;
+        if (u > 0) {
+          const T xp = r.d[u] - r.b[u] * x0 - r.c[u] * x1;
+          x1 = x0;
+          x0 = xp;
+        }
+      }
+  }
+};
+
+// ---------------------------------------------------------------------------
+// Per-system a, b, c, d -> x with partial pivoting (a(s,0), c(s,n-1) are not
+// read). Three scans: the carried row's direction, its size, x.
+// ---------------------------------------------------------------------------
+template <class Exec, class BA, class BB, class BC, class BD, class BX, class Info, int M>
+struct GTSVPerSystemRegisters : RegisterBase<Exec, batch_value_t<BX>, M> {
+  using T = batch_value_t<BX>;
+  using Base = RegisterBase<Exec, T, M>;
+  using typename Base::member_type;
+  using Place = typename Base::Place;
+  using Chunk = GTSVChunk<T, M>;
+  using Rows = typename Chunk::Rows;
+  BA a;
+  BB b;
+  BC c;
+  BD d;
+  BX x;
+  Info info;
+
+  GTSVPerSystemRegisters(const Base& base, BA a_, BB b_, BC c_, BD d_, BX x_, Info info_)
+      : Base(base), a(a_), b(b_), c(c_), d(d_), x(x_), info(info_) {}
+
+  // the launch geometry and Auto's limits of thomas' per-system kernel
+  using Thomas = ThomasPerSystemRegisters<Exec, BA, BB, BC, BD, BX, Info, M>;
+  static constexpr int kSystemsPerTeam = Thomas::kSystemsPerTeam;
+  static constexpr int kMinTeamStrided = Thomas::kMinTeamStrided;
+  static constexpr bool kAutoContiguous = Thomas::kAutoContiguous;
+  static constexpr int kMaxBlocksStrided = Thomas::kMaxBlocksStrided;
+  static constexpr int kAutoChunks = Thomas::kAutoChunks;
+  static constexpr int kAutoChunksInterleaved = Thomas::kAutoChunksInterleaved;
+
+  static constexpr size_t kEntryDB = scan_entry<T, GTSVDirSum<T>>() > scan_entry<T, GTSVBackSum<T>>()
+                                         ? scan_entry<T, GTSVDirSum<T>>()
+                                         : scan_entry<T, GTSVBackSum<T>>();
+  static constexpr size_t kEntry =
+      kEntryDB > scan_entry<T, GTSVSizeSum<T>>() ? kEntryDB : scan_entry<T, GTSVSizeSum<T>>();
+  KOKKOS_INLINE_FUNCTION static size_t scratch_per_thread() { return 4 * kEntry; }
+
+  KOKKOS_FUNCTION void operator()(const member_type& m) const {
+    const Place pl0 = this->place(m);
+    const int j0 = pl0.k * M, nr = this->rows(pl0.k);
+    int b0, b1;
+    this->blocks(m, b0, b1);
+    char* raw = static_cast<char*>(m.team_scratch(0).get_shmem(m.team_size() * scratch_per_thread()));
+    for (int bl = b0; bl < b1; ++bl) {
+      const Place pl = this->at(pl0, bl);
+      Rows r;
+      load_chunk<M>(a, b, c, d, pl.live, pl.s, j0, nr, this->n, r);
+      // three scans per block: regions 0, 1, 0, then 1, 0, 1 for the next
+      solve(m, pl, raw, (bl - b0) % 2, j0, nr, r);
+    }
+  }
+
+  KOKKOS_INLINE_FUNCTION void solve(const member_type& m, const Place& pl, char* raw, int r0, int j0, int nr,
+                                    Rows& r) const {
+    // 1. the direction of the carried row entering the chunk
+    T w[3];
+    {
+      using S = GTSVDirSum<T>;
+      S ex, all;
+      this->template scan<false>(m, pl, Base::region(m, raw, r0, kEntry), kEntry, Chunk::direction_map(r, nr),
+                                 S::identity(), ex, all);
+      Chunk::direction(ex, w);
+    }
+    // 2. its size
+    T nu;
+    {
+      using S = GTSVSizeSum<T>;
+      S ex, all;
+      this->template scan<false>(m, pl, Base::region(m, raw, 1 - r0, kEntry), kEntry, Chunk::size_map(r, nr, w),
+                                 S::identity(), ex, all);
+      nu = ex(T(1));
+    }
+    // 3. dgtsv's steps from the carried row nu w; the last chunk finishes x_{n-1}
+    T di = nu * w[0], du = nu * w[1], bi = nu * w[2];
+    int bad = Chunk::eliminate(r, nr, j0, di, du, bi);
+    const bool last = pl.k == this->K - 1;
+    if (last && bad == 0 && !usable_pivot(di)) bad = this->n;
+    const T xl = last ? bi / di : T(0);
+    // 4. x entering the chunk, and the first failed pivot of the system
+    using S = GTSVBackSum<T>;
+    S ex, all;
+    this->template scan<true>(m, pl, Base::region(m, raw, r0, kEntry), kEntry,
+                              Chunk::back_map(r, nr, last, xl, bad), S::identity(), ex, all);
+    if (!pl.live) return;
+    if (all.bad != 0) {
+KBAND_UNROLL
+      for (int u = 0; u < M; ++u) r.a[u] = this->nan;
+    } else {
+      Chunk::substitute(r, nr, last ? xl : ex.g0, last ? T(0) : ex.g1);
+    }
+    store_chunk<M>(&x(pl.s, j0), batch_traits<BX>::row_stride(x), nr, r.a);
+    if (pl.k == 0) info(pl.s) = all.bad;
+  }
+};
+
+}  // namespace impl
+}  // namespace kband
