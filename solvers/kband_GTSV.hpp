@@ -41,6 +41,14 @@ namespace kband {
 #define KBAND_GTSV_RECOMPUTE_ROWS 8
 #endif
 
+/// Registers variant: teams of at most 256 threads launch with
+/// Kokkos::LaunchBounds<256, this> (0: none). With 2, sm_90 keeps the double
+/// kernel to 128 registers without spills (132 without bounds, which leaves
+/// room for one team of 256 threads a multiprocessor instead of two).
+#ifndef KBAND_GTSV_REGISTERS_MIN_BLOCKS
+#define KBAND_GTSV_REGISTERS_MIN_BLOCKS 2
+#endif
+
 template <class BX>
 size_t gtsv_workspace_size(const BX& x) {
   using tx = impl::batch_traits<BX>;
@@ -74,7 +82,9 @@ void gtsv(const Exec& exec, const BA& a, const BB& b, const BC& c, const BD& d, 
     constexpr int M = impl::kRegisterRowsPerSystem;
     using F = impl::GTSVPerSystemRegisters<Exec, BA, BB, BC, BD, BX, Info, M>;
     F f(typename F::Base{nsys, n, 1, 1, false, std::numeric_limits<T>::quiet_NaN()}, a, b, c, d, x, info);
-    if (impl::use_registers<Exec, tx::layout>(fn, opt, exec, nsys, n, M, F::scratch_per_thread(), f)) return;
+    if (impl::use_registers<Exec, tx::layout, KBAND_GTSV_REGISTERS_MIN_BLOCKS>(fn, opt, exec, nsys, n, M,
+                                                                               F::scratch_per_thread(), f))
+      return;
   }
   constexpr int RR = KBAND_GTSV_RECOMPUTE_ROWS;
   if constexpr (tx::layout == Layout::Contiguous) {

@@ -271,7 +271,7 @@ ThomasGeometry recompute_geometry(const char* fn, int nsys, int n, int lanes, co
 /// (interleaved: kAutoChunksInterleaved M),
 /// contiguous per-system batches; teams big enough); returns false to fall
 /// back to the other variants under Auto.
-template <class Exec, Layout L, class F>
+template <class Exec, Layout L, int MinBlocks = 0, class F>
 bool use_registers(const char* fn, const SolveOptions& opt, const Exec& exec, int nsys, int n, int M,
                    size_t scratch_per_thread, F& f) {
   const Variant v = opt.variant;
@@ -289,7 +289,7 @@ bool use_registers(const char* fn, const SolveOptions& opt, const Exec& exec, in
     require(v == Variant::Auto, concat(fn, ": ", g.why));
     return false;
   }
-  launch_registers(fn, exec, g, f);
+  launch_registers<MinBlocks>(fn, exec, g, f);
   return true;
 }
 

@@ -571,9 +571,20 @@ RegisterGeometry register_geometry(const Exec& exec, int nsys, int n, int M, boo
   return g;
 }
 
-template <class Exec, class Functor>
+/// Launches a Registers kernel; MinBlocks > 0: teams of at most 256 threads
+/// run with Kokkos::LaunchBounds<256, MinBlocks> (the compiler keeps to
+/// 65536 / (256 MinBlocks) registers a thread).
+template <int MinBlocks = 0, class Exec, class Functor>
 void launch_registers(const char* label, const Exec& exec, const RegisterGeometry& g, const Functor& f) {
   if (g.nsys == 0) return;
+  if constexpr (MinBlocks > 0) {
+    if (g.team_size <= 256) {
+      impl::Team<Exec, Kokkos::LaunchBounds<256, MinBlocks>> policy(exec, g.league, g.team_size);
+      policy.set_scratch_size(0, Kokkos::PerTeam(g.scratch_bytes));
+      Kokkos::parallel_for(label, policy, f);
+      return;
+    }
+  }
   impl::Team<Exec> policy(exec, g.league, g.team_size);
   policy.set_scratch_size(0, Kokkos::PerTeam(g.scratch_bytes));
   Kokkos::parallel_for(label, policy, f);
