@@ -175,7 +175,8 @@ template <class T, int M>
 struct GTSVChunk {
   using Rows = ChunkRows<T, M>;
 
-  /// 1. The product of the chunk's matrices N_j.
+  /// 1. The product of the chunk's matrices N_j (rescaled every second row:
+  /// two rows grow its entries by at most (2 max |a, b, c, d|)^2).
   KOKKOS_INLINE_FUNCTION static GTSVDirSum<T> direction_map(const Rows& r, int nr) {
     GTSVDirSum<T> p = GTSVDirSum<T>::identity();
 KBAND_UNROLL
@@ -185,8 +186,9 @@ KBAND_UNROLL
         const GTSVDirSum<T> q{b * p.x00 - a * p.x10, b * p.x01 - a * p.x11, c * p.x00,    c * p.x01,
                               d * p.x00 - a * p.h0,  d * p.x01 - a * p.h1,  -a * p.g};
         p = q;
-        p.rescale();
+        if (u % 2 == 1) p.rescale();
       }
+    p.rescale();
     return p;
   }
   /// The direction of the carried row entering a chunk, from the product of
@@ -199,25 +201,42 @@ KBAND_UNROLL
     w[1] = ex.x10 * s;
     w[2] = ex.h0 * s;
   }
-  /// 2. The chunk's size map, from the direction w it starts with.
+  /// 2. The chunk's size map, from the direction w it starts with (max(|w0|,
+  /// |w1|) = 1, or w = 0). Row j's map is nu' = min(m'/|w0|, m' nu / (m |a|))
+  /// with w unnormalised, m = max(|w0|, |w1|) and m' the same after the row
+  /// (w' = N w). The composite over the chunk is min(A, B nu) with
+  ///   A = m_end / q, q' = max(|w0|, q |a|), q = 0 at the start, and
+  ///   B = m_end / e, e' = e |a|, e = 1 at the start
+  /// (q and e scale with w; w is rescaled every second row): no division a
+  /// row.
   KOKKOS_INLINE_FUNCTION static GTSVSizeSum<T> size_map(const Rows& r, int nr, const T (&w0)[3]) {
-    const T inf = real_limits<T>::inf();
     T w[3] = {w0[0], w0[1], w0[2]};
-    GTSVSizeSum<T> f = GTSVSizeSum<T>::identity();
+    T q = T(0), e = T(1);
 KBAND_UNROLL
     for (int u = 0; u < M; ++u)
       if (u < nr) {
         const T a = r.a[u], b = r.b[u], c = r.c[u], d = r.d[u];
+        const T aa = abs_(a), ab0 = abs_(w[0]);
+        const T qa = q * aa;
+        q = ab0 > qa ? ab0 : qa;
+        e *= aa;
         const T t0 = b * w[0] - a * w[1], t1 = c * w[0], t2 = d * w[0] - a * w[2];
-        const T kap = abs_(t0) > abs_(t1) ? abs_(t0) : abs_(t1);
-        const GTSVSizeSum<T> q{w[0] != T(0) ? kap / abs_(w[0]) : inf, a != T(0) ? kap / abs_(a) : inf};
-        f = compose(q, f);
-        const T s = kap > T(0) ? T(1) / kap : T(0);
-        w[0] = t0 * s;
-        w[1] = t1 * s;
-        w[2] = t2 * s;
+        w[0] = t0;
+        w[1] = t1;
+        w[2] = t2;
+        if (u % 2 == 1) {
+          const T m = abs_(t0) > abs_(t1) ? abs_(t0) : abs_(t1);
+          const T s = m > T(0) && m <= real_limits<T>::max() ? T(1) / m : T(1);
+          w[0] *= s;
+          w[1] *= s;
+          w[2] *= s;
+          q *= s;
+          e *= s;
+        }
       }
-    return f;
+    const T m = abs_(w[0]) > abs_(w[1]) ? abs_(w[0]) : abs_(w[1]);
+    const T inf = real_limits<T>::inf();
+    return {q > T(0) ? m / q : inf, e > T(0) ? m / e : inf};
   }
   /// 3. dgtsv's steps over the chunk from the carried row (di, du, bi): each
   /// row u becomes its row of U over the pivot, (b, c, d) = (p1, p2, y'), in
