@@ -338,7 +338,8 @@ TYPED_TEST(GTSVAccuracy, RegistersChunkBoundaries) {
 /// chunks of M rows (GTSVChunk's phases, as the kernel runs them) joined by
 /// running the kernel's three scans in order.
 template <class T, int M>
-void gtsv_by_chunks(const GCase<T>& g, std::vector<T>& x, std::vector<int>& info, double* worst_size) {
+void gtsv_by_chunks(const GCase<T>& g, std::vector<T>& x, std::vector<int>& info, double* worst_size,
+                    double* worst_tie) {
   using C = kband::impl::GTSVChunk<T, M>;
   using Dir = kband::impl::GTSVDirSum<T>;
   using Size = kband::impl::GTSVSizeSum<T>;
@@ -387,15 +388,34 @@ void gtsv_by_chunks(const GCase<T>& g, std::vector<T>& x, std::vector<int>& info
       }
     }
     // 3, 4: elimination, then the back substitution maps from the last chunk down
+    const std::vector<typename C::Rows> r0 = r;
     std::vector<Back> maps(K);
     T xl = T(0);
     for (int k = 0; k < K; ++k) {
-      T di = nu[k] * w[k][0], du = nu[k] * w[k][1], bi = nu[k] * w[k][2];
-      int bad = C::eliminate(r[k], nr[k], k * M, di, du, bi);
+      T wk[3] = {w[k][0], w[k][1], w[k][2]};
+      T mu = T(1) / nu[k];
+      int bad = C::eliminate(r[k], nr[k], k * M, wk, mu);
       const bool last = k == K - 1;
-      if (last && bad == 0 && !kband::impl::usable_pivot(di)) bad = n;
-      if (last) xl = bi / di;
+      if (last && bad == 0 && !(kband::impl::usable_pivot(wk[0]) && kband::impl::usable_pivot(mu))) bad = n;
+      if (last) xl = wk[2] / wk[0];
       maps[k] = C::back_map(r[k], nr[k], last, xl, bad);
+    }
+    // the interchanges against dgtsv's (row u of a chunk is its row of U over
+    // the pivot: p2 = c / a after an interchange, exactly 0 without): the
+    // systems of these tests have c != 0, so the two differ only where dgtsv
+    // compared two pivot candidates of nearly equal size (*worst_tie: the
+    // largest min/max ratio of the candidates where they differ; 0: none)
+    if (g.expect_info[s] == 0) {
+      T di = 1, du = 0, bi = 0;
+      for (int j = 0; j < n; ++j) {
+        const int k = j / M, u = j % M;
+        const T dl = r0[k].a[u];
+        const double x0 = std::abs(double(di)), x1 = std::abs(double(dl));
+        const bool swap = x0 < x1;
+        kband::impl::gtsv_step(di, du, bi, dl, r0[k].b[u], r0[k].c[u], r0[k].d[u]);
+        if (j > 0 && r0[k].c[u] != T(0) && swap != (r[k].c[u] != T(0)))
+          *worst_tie = std::max(*worst_tie, 1 - std::min(x0, x1) / std::max(x0, x1));
+      }
     }
     std::vector<Back> bex(K);
     bex[K - 1] = Back::identity();
@@ -435,10 +455,12 @@ template <class T, int M>
 void gtsv_chunks_check(const std::string& what, const GCase<T>& g) {
   std::vector<T> x;
   std::vector<int> info;
-  double worst_size = 0;
-  gtsv_by_chunks<T, M>(g, x, info, &worst_size);
+  double worst_size = 0, worst_tie = -1;
+  gtsv_by_chunks<T, M>(g, x, info, &worst_size, &worst_tie);
   check_gtsv(what, g, x, info);
-  // the joins' size of the carried row is dgtsv's, to rounding
+  EXPECT_LE(worst_tie, 1e-3) << what << ": an interchange other than dgtsv's where its candidates differ by "
+                              << worst_tie;
+  // the joins' size of the carried row, and the interchanges, are dgtsv's
   EXPECT_LE(worst_size, 0.01) << what << ": |log2(size / dgtsv's size)| at a chunk's start";
 }
 

@@ -18,9 +18,10 @@
 //     A_j = kappa_j / |w0| and B_j = kappa_j / |a_j| (w the direction with
 //     max(|w0|, |w1|) = 1, kappa_j that of N_j w): such maps compose, and a
 //     second scan gives each chunk the size of its first carried row;
-//  3. each thread runs dgtsv's own steps (gtsv_step) over its rows from that
-//     carried row: interchanges, pivots and rows of U are dgtsv's, up to
-//     rounding where the chunks join;
+//  3. each thread runs dgtsv's steps over its rows from that carried row
+//     (kept as a direction over a scalar, so that no division lies on the
+//     chain from row to row): interchanges, pivots and rows of U are
+//     dgtsv's, up to rounding;
 //  4. the back substitution x_{j-1} = y' - p1 x_j - p2 x_{j+1} (y', p1, p2:
 //     the row of U over its pivot) is affine in the pair (x_j, x_{j+1}); a
 //     third scan, from the last chunk down, joins it and carries the first
@@ -72,6 +73,26 @@ struct GTSVDirSum {
     h0 = t[4 * ts + slot];
     h1 = t[5 * ts + slot];
     g = t[6 * ts + slot];
+  }
+  /// 1 / the largest magnitude (1 when it is 0 or not finite).
+  KOKKOS_INLINE_FUNCTION T reciprocal_max() const {
+    T mx = abs_(x00);
+    mx = abs_(x01) > mx ? abs_(x01) : mx;
+    mx = abs_(x10) > mx ? abs_(x10) : mx;
+    mx = abs_(x11) > mx ? abs_(x11) : mx;
+    mx = abs_(h0) > mx ? abs_(h0) : mx;
+    mx = abs_(h1) > mx ? abs_(h1) : mx;
+    mx = abs_(g) > mx ? abs_(g) : mx;
+    return mx > T(0) && mx <= real_limits<T>::max() ? T(1) / mx : T(1);
+  }
+  KOKKOS_INLINE_FUNCTION void scale(const T r) {
+    x00 *= r;
+    x01 *= r;
+    x10 *= r;
+    x11 *= r;
+    h0 *= r;
+    h1 *= r;
+    g *= r;
   }
   /// Divides every entry by the largest magnitude (the direction it gives
   /// does not change).
@@ -175,10 +196,13 @@ template <class T, int M>
 struct GTSVChunk {
   using Rows = ChunkRows<T, M>;
 
-  /// 1. The product of the chunk's matrices N_j (rescaled every second row:
-  /// two rows grow its entries by at most (2 max |a, b, c, d|)^2).
+  /// 1. The product of the chunk's matrices N_j. Every second row it is
+  /// multiplied by the reciprocal of its largest entry two rows before
+  /// (entries stay within (2 max |a, b, c, d|)^2, and the division is off
+  /// the chain from row to row).
   KOKKOS_INLINE_FUNCTION static GTSVDirSum<T> direction_map(const Rows& r, int nr) {
     GTSVDirSum<T> p = GTSVDirSum<T>::identity();
+    T sc = T(1);
 KBAND_UNROLL
     for (int u = 0; u < M; ++u)
       if (u < nr) {
@@ -186,7 +210,10 @@ KBAND_UNROLL
         const GTSVDirSum<T> q{b * p.x00 - a * p.x10, b * p.x01 - a * p.x11, c * p.x00,    c * p.x01,
                               d * p.x00 - a * p.h0,  d * p.x01 - a * p.h1,  -a * p.g};
         p = q;
-        if (u % 2 == 1) p.rescale();
+        if (u % 2 == 1) {
+          if (u >= 3) p.scale(sc);
+          sc = p.reciprocal_max();
+        }
       }
     p.rescale();
     return p;
@@ -207,11 +234,11 @@ KBAND_UNROLL
   /// (w' = N w). The composite over the chunk is min(A, B nu) with
   ///   A = m_end / q, q' = max(|w0|, q |a|), q = 0 at the start, and
   ///   B = m_end / e, e' = e |a|, e = 1 at the start
-  /// (q and e scale with w; w is rescaled every second row): no division a
-  /// row.
+  /// (q and e scale with w; w is rescaled every second row, as in
+  /// direction_map): no division a row.
   KOKKOS_INLINE_FUNCTION static GTSVSizeSum<T> size_map(const Rows& r, int nr, const T (&w0)[3]) {
     T w[3] = {w0[0], w0[1], w0[2]};
-    T q = T(0), e = T(1);
+    T q = T(0), e = T(1), sc = T(1);
 KBAND_UNROLL
     for (int u = 0; u < M; ++u)
       if (u < nr) {
@@ -224,35 +251,66 @@ KBAND_UNROLL
         w[0] = t0;
         w[1] = t1;
         w[2] = t2;
-        if (u % 2 == 1) {
-          const T m = abs_(t0) > abs_(t1) ? abs_(t0) : abs_(t1);
-          const T s = m > T(0) && m <= real_limits<T>::max() ? T(1) / m : T(1);
-          w[0] *= s;
-          w[1] *= s;
-          w[2] *= s;
-          q *= s;
-          e *= s;
+        if (u % 2 == 1) {  // w, q, e times 1 / m two rows before
+          if (u >= 3) {
+            w[0] *= sc;
+            w[1] *= sc;
+            w[2] *= sc;
+            q *= sc;
+            e *= sc;
+          }
+          sc = reciprocal_max2(w);
         }
       }
     const T m = abs_(w[0]) > abs_(w[1]) ? abs_(w[0]) : abs_(w[1]);
     const T inf = real_limits<T>::inf();
     return {q > T(0) ? m / q : inf, e > T(0) ? m / e : inf};
   }
-  /// 3. dgtsv's steps over the chunk from the carried row (di, du, bi): each
-  /// row u becomes its row of U over the pivot, (b, c, d) = (p1, p2, y'), in
-  /// the slot of the input row that finishes it (row j0+u-1 of U). Returns
-  /// the first failed pivot (1-based row of U, 0 = none); the carried row
-  /// is left in di, du, bi.
-  KOKKOS_INLINE_FUNCTION static int eliminate(Rows& r, int nr, int j0, T& di, T& du, T& bi) {
+  /// 1 / max(|w0|, |w1|) (1 when it is 0 or not finite).
+  KOKKOS_INLINE_FUNCTION static T reciprocal_max2(const T (&w)[3]) {
+    const T m = abs_(w[0]) > abs_(w[1]) ? abs_(w[0]) : abs_(w[1]);
+    return m > T(0) && m <= real_limits<T>::max() ? T(1) / m : T(1);
+  }
+  /// 3. dgtsv's steps over the chunk, from the carried row w / mu (w as
+  /// `direction` gives it, mu = 1 / nu). The carried row stays w / mu with
+  /// w' = N w: without the interchange the next one is N w / w0 (mu' = w0),
+  /// with it N w / (-a mu) (mu' = -a mu); dgtsv interchanges when
+  /// |w0 / mu| < |a|. No division lies on the chain from row to row: the
+  /// row of U over its pivot is (w1, 0, w2) / w0, or (b, c, d) / a after an
+  /// interchange, and w is rescaled as in direction_map (mu with it).
+  /// Each row u becomes its row of U, (b, c, d) = (p1, p2, y'), in the slot
+  /// of the input row that finishes it (row j0+u-1 of U). Returns the first
+  /// failed pivot (1-based row of U, 0 = none: the pivot is a, or w0 / mu,
+  /// whose test is that of w0 and mu); w, mu end as the carried row after
+  /// the chunk.
+  KOKKOS_INLINE_FUNCTION static int eliminate(Rows& r, int nr, int j0, T (&w)[3], T& mu) {
     int bad = 0;
+    T sc = T(1);
 KBAND_UNROLL
     for (int u = 0; u < M; ++u)
       if (u < nr) {
-        const GTSVRow<T> q = gtsv_step(di, du, bi, r.a[u], r.b[u], r.c[u], r.d[u]);
-        if (bad == 0 && !usable_pivot(q.piv)) bad = j0 + u;
-        r.b[u] = q.u1 * q.rp;
-        r.c[u] = q.u2 * q.rp;
-        r.d[u] = q.y * q.rp;
+        const T a = r.a[u], b = r.b[u], c = r.c[u], d = r.d[u];
+        const bool swap = abs_(w[0]) < abs_(a * mu);
+        const bool ok = swap ? usable_pivot(a) : usable_pivot(w[0]) && usable_pivot(mu);
+        if (bad == 0 && !ok) bad = j0 + u;
+        const T rp = T(1) / (swap ? a : w[0]);
+        r.b[u] = (swap ? b : w[1]) * rp;
+        r.c[u] = swap ? c * rp : T(0);
+        r.d[u] = (swap ? d : w[2]) * rp;
+        mu = swap ? -a * mu : w[0];
+        const T t0 = b * w[0] - a * w[1], t1 = c * w[0], t2 = d * w[0] - a * w[2];
+        w[0] = t0;
+        w[1] = t1;
+        w[2] = t2;
+        if (u % 2 == 1) {
+          if (u >= 3) {
+            w[0] *= sc;
+            w[1] *= sc;
+            w[2] *= sc;
+            mu *= sc;
+          }
+          sc = reciprocal_max2(w);
+        }
       }
     return bad;
   }
@@ -367,11 +425,11 @@ struct GTSVPerSystemRegisters : RegisterBase<Exec, batch_value_t<BX>, M> {
       nu = ex(T(1));
     }
     // 3. dgtsv's steps from the carried row nu w; the last chunk finishes x_{n-1}
-    T di = nu * w[0], du = nu * w[1], bi = nu * w[2];
-    int bad = Chunk::eliminate(r, nr, j0, di, du, bi);
+    T mu = T(1) / nu;
+    int bad = Chunk::eliminate(r, nr, j0, w, mu);
     const bool last = pl.k == this->K - 1;
-    if (last && bad == 0 && !usable_pivot(di)) bad = this->n;
-    const T xl = last ? bi / di : T(0);
+    if (last && bad == 0 && !(usable_pivot(w[0]) && usable_pivot(mu))) bad = this->n;
+    const T xl = last ? w[2] / w[0] : T(0);
     // 4. x entering the chunk, and the first failed pivot of the system
     using S = GTSVBackSum<T>;
     S ex, all;
