@@ -25,8 +25,11 @@
 //    carried row's scale only). Pivots and rows of U are dgtsv's up to
 //    rounding where chunks join. Teams of ceil(n/8) threads at least: on
 //    host backends (teams of one thread) n <= 8 only.
-//  Auto: Recompute; on GPUs Scratch for contiguous batches above n = 1024
-//  and for other batches up to n = 32; on host backends Global for
+//  Auto: on GPUs Registers for contiguous batches as far as its teams fit
+//  (ceil(n/8) threads of 224 bytes of scan scratch in double: n <= 1456 on
+//  the H100) and for interleaved and grouped ones up to n = 256; otherwise
+//  Recompute, except on GPUs Scratch for contiguous batches above n = 1024
+//  and for other batches up to n = 32, and on host backends Global for
 //  contiguous batches.
 #pragma once
 
@@ -75,9 +78,8 @@ void gtsv(const Exec& exec, const BA& a, const BB& b, const BC& c, const BD& d, 
   // staged kernel: a thread's rows there are n apart from its neighbours',
   // so a team loads its systems' blocks together through scratch.
   constexpr bool device = impl::is_device_exec<Exec>::value;
-  // Registers: asked for, or Auto on GPUs wherever thomas' Auto takes its
-  // Registers kernel (contiguous batches, interleaved ones to n = 256 and
-  // grouped ones to n = 512), when the team fits
+  // Registers: asked for, or Auto on GPUs for contiguous batches and for
+  // interleaved and grouped ones up to n = 256, when the team fits
   if (opt.variant == Variant::Registers || opt.variant == Variant::Auto) {
     constexpr int M = impl::kRegisterRowsPerSystem;
     using F = impl::GTSVPerSystemRegisters<Exec, BA, BB, BC, BD, BX, Info, M>;

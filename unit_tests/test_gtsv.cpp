@@ -336,7 +336,8 @@ TYPED_TEST(GTSVAccuracy, RegistersChunkBoundaries) {
 
 /// kband::gtsv's Registers kernel, one system after another on the host: the
 /// chunks of M rows (GTSVChunk's phases, as the kernel runs them) joined by
-/// running the kernel's three scans in order.
+/// the kernel's three scans (the first in the kernel's rounds, the others
+/// in order).
 template <class T, int M>
 void gtsv_by_chunks(const GCase<T>& g, std::vector<T>& x, std::vector<int>& info, double* worst_size,
                     double* worst_tie) {
@@ -364,13 +365,19 @@ void gtsv_by_chunks(const GCase<T>& g, std::vector<T>& x, std::vector<int>& info
     // 1, 2: direction and size of the carried row entering each chunk
     std::vector<std::array<T, 3>> w(K);
     std::vector<T> nu(K);
-    Dir dex = Dir::identity();
+    // the direction scan as the kernel runs it: Hillis-Steele rounds with
+    // the kernel's join (rescaled every second round)
+    std::vector<Dir> inc(K);
+    for (int k = 0; k < K; ++k) inc[k] = C::direction_map(r[k], nr[k]);
+    for (int off = 1, round = 0; off < K; off *= 2, ++round) {
+      const std::vector<Dir> prev = inc;
+      for (int k = off; k < K; ++k) inc[k] = kband::impl::ProductDirections()(prev[k], prev[k - off], round);
+    }
     Size sex = Size::identity();
     for (int k = 0; k < K; ++k) {
       T wk[3];
-      C::direction(dex, wk);
+      C::direction(k > 0 ? inc[k - 1] : Dir::identity(), wk);
       std::copy(wk, wk + 3, w[k].begin());
-      dex = kband::impl::compose(C::direction_map(r[k], nr[k]), dex);
     }
     for (int k = 0; k < K; ++k) {
       T wk[3] = {w[k][0], w[k][1], w[k][2]};
