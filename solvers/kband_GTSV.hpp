@@ -46,8 +46,8 @@ namespace kband {
 
 /// Registers variant: teams of at most 256 threads launch with
 /// Kokkos::LaunchBounds<256, this> (0: none). With 2, sm_90 keeps the double
-/// kernel to 128 registers without spills (132 without bounds, which leaves
-/// room for one team of 256 threads a multiprocessor instead of two).
+/// kernel to 128 registers without spills (up to 138 without bounds, which
+/// leaves room for one team of 256 threads a multiprocessor instead of two).
 #ifndef KBAND_GTSV_REGISTERS_MIN_BLOCKS
 #define KBAND_GTSV_REGISTERS_MIN_BLOCKS 2
 #endif

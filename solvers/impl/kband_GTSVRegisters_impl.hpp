@@ -96,25 +96,7 @@ struct GTSVDirSum {
   }
   /// Divides every entry by the largest magnitude (the direction it gives
   /// does not change).
-  KOKKOS_INLINE_FUNCTION void rescale() {
-    T mx = abs_(x00);
-    mx = abs_(x01) > mx ? abs_(x01) : mx;
-    mx = abs_(x10) > mx ? abs_(x10) : mx;
-    mx = abs_(x11) > mx ? abs_(x11) : mx;
-    mx = abs_(h0) > mx ? abs_(h0) : mx;
-    mx = abs_(h1) > mx ? abs_(h1) : mx;
-    mx = abs_(g) > mx ? abs_(g) : mx;
-    if (mx > T(0) && mx <= real_limits<T>::max()) {
-      const T r = T(1) / mx;
-      x00 *= r;
-      x01 *= r;
-      x10 *= r;
-      x11 *= r;
-      h0 *= r;
-      h1 *= r;
-      g *= r;
-    }
-  }
+  KOKKOS_INLINE_FUNCTION void rescale() { scale(reciprocal_max()); }
 };
 /// later o earlier, not rescaled
 template <class T>
@@ -269,29 +251,34 @@ KBAND_UNROLL
         const T qa = q * aa;
         q = ab0 > qa ? ab0 : qa;
         e *= aa;
-        const T t0 = b * w[0] - a * w[1], t1 = c * w[0], t2 = d * w[0] - a * w[2];
-        w[0] = t0;
-        w[1] = t1;
-        w[2] = t2;
-        if (u % 2 == 1) {  // w, q, e times 1 / m two rows before
-          if (u >= 3) {
-            w[0] *= sc;
-            w[1] *= sc;
-            w[2] *= sc;
-            q *= sc;
-            e *= sc;
-          }
-          sc = reciprocal_max2(w);
-        }
+        advance(w, a, b, c, d);
+        const T f = rescale_lagged(u, w, sc);
+        q *= f;
+        e *= f;
       }
     const T m = abs_(w[0]) > abs_(w[1]) ? abs_(w[0]) : abs_(w[1]);
     const T inf = real_limits<T>::inf();
     return {q > T(0) ? m / q : inf, e > T(0) ? m / e : inf};
   }
-  /// 1 / max(|w0|, |w1|) (1 when it is 0 or not finite).
-  KOKKOS_INLINE_FUNCTION static T reciprocal_max2(const T (&w)[3]) {
+  /// w' = N w for row (a, b, c, d).
+  KOKKOS_INLINE_FUNCTION static void advance(T (&w)[3], const T a, const T b, const T c, const T d) {
+    const T t0 = b * w[0] - a * w[1], t1 = c * w[0], t2 = d * w[0] - a * w[2];
+    w[0] = t0;
+    w[1] = t1;
+    w[2] = t2;
+  }
+  /// After every second row u: w times the reciprocal sc of max(|w0|, |w1|)
+  /// found two rows before (from row 3 on), then the next sc. Returns the
+  /// factor w was multiplied by (1 otherwise), for what scales with w.
+  KOKKOS_INLINE_FUNCTION static T rescale_lagged(const int u, T (&w)[3], T& sc) {
+    if (u % 2 == 0) return T(1);
+    const T f = u >= 3 ? sc : T(1);
+    w[0] *= f;
+    w[1] *= f;
+    w[2] *= f;
     const T m = abs_(w[0]) > abs_(w[1]) ? abs_(w[0]) : abs_(w[1]);
-    return m > T(0) && m <= real_limits<T>::max() ? T(1) / m : T(1);
+    sc = m > T(0) && m <= real_limits<T>::max() ? T(1) / m : T(1);
+    return f;
   }
   /// 3. dgtsv's steps over the chunk, from the carried row w / mu (w as
   /// `direction` gives it, mu = 1 / nu). The carried row stays w / mu with
@@ -320,19 +307,8 @@ KBAND_UNROLL
         r.c[u] = swap ? c * rp : T(0);
         r.d[u] = (swap ? d : w[2]) * rp;
         mu = swap ? -a * mu : w[0];
-        const T t0 = b * w[0] - a * w[1], t1 = c * w[0], t2 = d * w[0] - a * w[2];
-        w[0] = t0;
-        w[1] = t1;
-        w[2] = t2;
-        if (u % 2 == 1) {
-          if (u >= 3) {
-            w[0] *= sc;
-            w[1] *= sc;
-            w[2] *= sc;
-            mu *= sc;
-          }
-          sc = reciprocal_max2(w);
-        }
+        advance(w, a, b, c, d);
+        mu *= rescale_lagged(u, w, sc);
       }
     return bad;
   }
