@@ -411,7 +411,8 @@ void gtsv_by_chunks(const GCase<T>& g, std::vector<T>& x, std::vector<int>& info
     // the pivot: p2 = c / a after an interchange, exactly 0 without): the
     // systems of these tests have c != 0, so the two differ only where dgtsv
     // compared two pivot candidates of nearly equal size (*worst_tie: the
-    // largest min/max ratio of the candidates where they differ; 0: none)
+    // largest gap 1 - min/max between the candidates where they differ; -1:
+    // nowhere)
     if (g.expect_info[s] == 0) {
       T di = 1, du = 0, bi = 0;
       for (int j = 0; j < n; ++j) {
