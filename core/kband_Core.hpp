@@ -75,15 +75,63 @@ struct real_limits<double> {
   KOKKOS_INLINE_FUNCTION static constexpr double inf() { return __builtin_huge_val(); }
 };
 
-/// A pivot is usable when it is finite and non-zero (NaN fails both tests).
+/// 2^-k for a finite v > 0 in [2^k, 2^(k+1)) (clamped to the normal range),
+/// 1 for zero, infinities and NaN: scaling by it is exact, and it costs no
+/// division (rescaling where any scale will do: the Registers kernels).
+template <class T>
+struct Pow2Bits;
+template <>
+struct Pow2Bits<double> {
+  using U = unsigned long long;
+  static constexpr int kMant = 52, kTop = 2046;  // 2 * bias
+};
+template <>
+struct Pow2Bits<float> {
+  using U = unsigned int;
+  static constexpr int kMant = 23, kTop = 254;
+};
+template <class T>
+KOKKOS_INLINE_FUNCTION T inverse_pow2(T v) {
+  using PB = Pow2Bits<T>;
+  using U = typename PB::U;
+  if (!(v > T(0) && v <= real_limits<T>::max())) return T(1);
+  U u;
+  __builtin_memcpy(&u, &v, sizeof(T));
+  int g = PB::kTop - static_cast<int>(u >> PB::kMant);  // the biased exponent of the result
+  g = g < 1 ? 1 : (g > PB::kTop ? PB::kTop : g);
+  u = static_cast<U>(g) << PB::kMant;
+  T r;
+  __builtin_memcpy(&r, &u, sizeof(T));
+  return r;
+}
+
+/// |v|. float and double take the math library's fabs: on GPUs one
+/// instruction, or none where it becomes an operand modifier of a compare or
+/// an add (the ternary keeps the sign of -0.0, so compilers cannot turn it
+/// into fabs: sm_90 ran it as a compare and two selects a value).
 template <class T>
 KOKKOS_INLINE_FUNCTION T abs_(const T v) {
   return v < T(0) ? -v : v;
 }
+KOKKOS_INLINE_FUNCTION float abs_(const float v) {
+#if KOKKOS_VERSION >= 30700
+  return Kokkos::fabs(v);
+#else
+  return Kokkos::Experimental::fabs(v);
+#endif
+}
+KOKKOS_INLINE_FUNCTION double abs_(const double v) {
+#if KOKKOS_VERSION >= 30700
+  return Kokkos::fabs(v);
+#else
+  return Kokkos::Experimental::fabs(v);
+#endif
+}
 
+/// A pivot is usable when it is finite and non-zero (NaN fails both tests).
 template <class T>
 KOKKOS_INLINE_FUNCTION bool usable_pivot(const T p) {
-  const T ap = p < T(0) ? -p : p;
+  const T ap = abs_(p);
   return ap > T(0) && ap <= real_limits<T>::max();
 }
 

@@ -368,7 +368,7 @@ void gtsv_by_chunks(const GCase<T>& g, std::vector<T>& x, std::vector<int>& info
     // the direction scan as the kernel runs it: Hillis-Steele rounds with
     // the kernel's join (rescaled every second round)
     std::vector<Dir> inc(K);
-    for (int k = 0; k < K; ++k) inc[k] = C::direction_map(r[k], nr[k]);
+    for (int k = 0; k < K; ++k) inc[k] = C::direction_map(r[k]);
     for (int off = 1, round = 0; off < K; off *= 2, ++round) {
       const std::vector<Dir> prev = inc;
       for (int k = off; k < K; ++k) inc[k] = kband::impl::ProductDirections()(prev[k], prev[k - off], round);
@@ -382,7 +382,7 @@ void gtsv_by_chunks(const GCase<T>& g, std::vector<T>& x, std::vector<int>& info
     for (int k = 0; k < K; ++k) {
       T wk[3] = {w[k][0], w[k][1], w[k][2]};
       nu[k] = sex(T(1));
-      sex = kband::impl::compose(C::size_map(r[k], nr[k], wk), sex);
+      sex = kband::impl::compose(C::size_map(r[k], wk), sex);
     }
     // the size against dgtsv's carried row before the chunk (row 0: (1, 0, 0))
     if (g.expect_info[s] == 0) {
@@ -401,11 +401,10 @@ void gtsv_by_chunks(const GCase<T>& g, std::vector<T>& x, std::vector<int>& info
     for (int k = 0; k < K; ++k) {
       T wk[3] = {w[k][0], w[k][1], w[k][2]};
       T mu = T(1) / nu[k];
-      int bad = C::eliminate(r[k], nr[k], k * M, wk, mu);
+      int bad = C::eliminate(r[k], k * M, wk, mu);
       const bool last = k == K - 1;
-      if (last && bad == 0 && !(kband::impl::usable_pivot(wk[0]) && kband::impl::usable_pivot(mu))) bad = n;
-      if (last) xl = wk[2] / wk[0];
-      maps[k] = C::back_map(r[k], nr[k], last, xl, bad);
+      if (last) xl = C::finish(nr[k], n, wk, mu, bad);
+      maps[k] = C::back_map(r[k], last, xl, bad);
     }
     // the interchanges against dgtsv's (row u of a chunk is its row of U over
     // the pivot: p2 = c / a after an interchange, exactly 0 without): the
@@ -433,7 +432,7 @@ void gtsv_by_chunks(const GCase<T>& g, std::vector<T>& x, std::vector<int>& info
     info[s] = all.bad;
     for (int k = 0; k < K; ++k) {
       const bool last = k == K - 1;
-      if (all.bad == 0) C::substitute(r[k], nr[k], last ? xl : bex[k].g0, last ? T(0) : bex[k].g1);
+      if (all.bad == 0) C::substitute(r[k], last ? xl : bex[k].g0, last ? T(0) : bex[k].g1);
       for (int u = 0; u < nr[k]; ++u) x[g.idx(s, k * M + u)] = all.bad == 0 ? r[k].a[u] : nan_value<T>();
     }
   }

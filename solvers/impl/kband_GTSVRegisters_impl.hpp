@@ -74,7 +74,8 @@ struct GTSVDirSum {
     h1 = t[5 * ts + slot];
     g = t[6 * ts + slot];
   }
-  /// 1 / the largest magnitude (1 when it is 0 or not finite).
+  /// A power of two near 1 / the largest magnitude (1 when it is 0 or not
+  /// finite): scaled by it, the largest entry lies in [1, 4).
   KOKKOS_INLINE_FUNCTION T reciprocal_max() const {
     T mx = abs_(x00);
     mx = abs_(x01) > mx ? abs_(x01) : mx;
@@ -83,7 +84,7 @@ struct GTSVDirSum {
     mx = abs_(h0) > mx ? abs_(h0) : mx;
     mx = abs_(h1) > mx ? abs_(h1) : mx;
     mx = abs_(g) > mx ? abs_(g) : mx;
-    return mx > T(0) && mx <= real_limits<T>::max() ? T(1) / mx : T(1);
+    return inverse_pow2(mx);
   }
   KOKKOS_INLINE_FUNCTION void scale(const T r) {
     x00 *= r;
@@ -94,8 +95,8 @@ struct GTSVDirSum {
     h1 *= r;
     g *= r;
   }
-  /// Divides every entry by the largest magnitude (the direction it gives
-  /// does not change).
+  /// Brings the largest magnitude to [1, 4) by a power of two (the direction
+  /// it gives does not change, and no rounding enters).
   KOKKOS_INLINE_FUNCTION void rescale() { scale(reciprocal_max()); }
 };
 /// later o earlier, not rescaled
@@ -117,9 +118,9 @@ KOKKOS_INLINE_FUNCTION GTSVDirSum<T> compose(const GTSVDirSum<T>& l, const GTSVD
   return r;
 }
 /// The kernel's join of direction products, rescaled in every second round
-/// of the scan only: chunks' products have entries of at most 1
-/// (direction_map ends rescaled), and a join of two products with entries
-/// of at most e has entries of at most 3 e^2, so entries stay below 27
+/// of the scan only: chunks' products have entries below 4 (direction_map
+/// ends rescaled), and a join of two products with entries below e has
+/// entries below 3 e^2, so entries stay below 3 * 48^2 before a rescale
 /// (`direction` normalises what the scan gives). H100, double, bw/copy at n
 /// = 32..256 with no rescaling in the scan against rescaling every round:
 /// 0.84-0.98 against 0.80-0.92 (contiguous and grouped); without any, long
@@ -194,31 +195,34 @@ KOKKOS_INLINE_FUNCTION GTSVBackSum<T> compose(const GTSVBackSum<T>& l, const GTS
           bad};
 }
 
-/// The phases of one chunk: rows j0 .. j0+nr-1 of a system in r (load_chunk's
-/// form: a = 0 in row 0, c = 0 in row n-1).
+/// The phases of one chunk: rows j0 .. j0+M-1 of a system in r (load_chunk's
+/// form: a = 0 in row 0, c = 0 in row n-1, identity rows (b = 1, a = c = d =
+/// 0) past row n-1). Every phase runs over all M rows, with no test a row:
+/// rows past the system only enter the last chunk's direction and size maps,
+/// which no chunk uses, and its elimination, where they extend the system by
+/// x = 0 (see finish).
 template <class T, int M>
 struct GTSVChunk {
   using Rows = ChunkRows<T, M>;
 
   /// 1. The product of the chunk's matrices N_j. Every second row it is
-  /// multiplied by the reciprocal of its largest entry two rows before
-  /// (entries stay within (2 max |a, b, c, d|)^2, and the division is off
-  /// the chain from row to row).
-  KOKKOS_INLINE_FUNCTION static GTSVDirSum<T> direction_map(const Rows& r, int nr) {
+  /// multiplied by a power of two near the reciprocal of its largest entry
+  /// two rows before (entries stay within 4 (2 max |a, b, c, d|)^2, and the
+  /// scale is off the chain from row to row).
+  KOKKOS_INLINE_FUNCTION static GTSVDirSum<T> direction_map(const Rows& r) {
     GTSVDirSum<T> p = GTSVDirSum<T>::identity();
     T sc = T(1);
 KBAND_UNROLL
-    for (int u = 0; u < M; ++u)
-      if (u < nr) {
-        const T a = r.a[u], b = r.b[u], c = r.c[u], d = r.d[u];
-        const GTSVDirSum<T> q{b * p.x00 - a * p.x10, b * p.x01 - a * p.x11, c * p.x00,    c * p.x01,
-                              d * p.x00 - a * p.h0,  d * p.x01 - a * p.h1,  -a * p.g};
-        p = q;
-        if (u % 2 == 1) {
-          if (u >= 3) p.scale(sc);
-          sc = p.reciprocal_max();
-        }
+    for (int u = 0; u < M; ++u) {
+      const T a = r.a[u], b = r.b[u], c = r.c[u], d = r.d[u];
+      const GTSVDirSum<T> q{b * p.x00 - a * p.x10, b * p.x01 - a * p.x11, c * p.x00,    c * p.x01,
+                            d * p.x00 - a * p.h0,  d * p.x01 - a * p.h1,  -a * p.g};
+      p = q;
+      if (u % 2 == 1) {
+        if (u >= 3) p.scale(sc);
+        sc = p.reciprocal_max();
       }
+    }
     p.rescale();
     return p;
   }
@@ -240,22 +244,21 @@ KBAND_UNROLL
   ///   B = m_end / e, e' = e |a|, e = 1 at the start
   /// (q and e scale with w; w is rescaled every second row, as in
   /// direction_map): no division a row.
-  KOKKOS_INLINE_FUNCTION static GTSVSizeSum<T> size_map(const Rows& r, int nr, const T (&w0)[3]) {
+  KOKKOS_INLINE_FUNCTION static GTSVSizeSum<T> size_map(const Rows& r, const T (&w0)[3]) {
     T w[3] = {w0[0], w0[1], w0[2]};
     T q = T(0), e = T(1), sc = T(1);
 KBAND_UNROLL
-    for (int u = 0; u < M; ++u)
-      if (u < nr) {
-        const T a = r.a[u], b = r.b[u], c = r.c[u], d = r.d[u];
-        const T aa = abs_(a), ab0 = abs_(w[0]);
-        const T qa = q * aa;
-        q = ab0 > qa ? ab0 : qa;
-        e *= aa;
-        advance(w, a, b, c, d);
-        const T f = rescale_lagged(u, w, sc);
-        q *= f;
-        e *= f;
-      }
+    for (int u = 0; u < M; ++u) {
+      const T a = r.a[u], b = r.b[u], c = r.c[u], d = r.d[u];
+      const T aa = abs_(a), ab0 = abs_(w[0]);
+      const T qa = q * aa;
+      q = ab0 > qa ? ab0 : qa;
+      e *= aa;
+      advance(w, a, b, c, d);
+      const T f = rescale_lagged(u, w, sc);
+      q *= f;
+      e *= f;
+    }
     const T m = abs_(w[0]) > abs_(w[1]) ? abs_(w[0]) : abs_(w[1]);
     const T inf = real_limits<T>::inf();
     return {q > T(0) ? m / q : inf, e > T(0) ? m / e : inf};
@@ -267,8 +270,8 @@ KBAND_UNROLL
     w[1] = t1;
     w[2] = t2;
   }
-  /// After every second row u: w times the reciprocal sc of max(|w0|, |w1|)
-  /// found two rows before (from row 3 on), then the next sc. Returns the
+  /// After every second row u: w times sc, a power of two near the
+  /// reciprocal of max(|w0|, |w1|) two rows before (from row 3 on), then the next sc. Returns the
   /// factor w was multiplied by (1 otherwise), for what scales with w.
   KOKKOS_INLINE_FUNCTION static T rescale_lagged(const int u, T (&w)[3], T& sc) {
     if (u % 2 == 0) return T(1);
@@ -277,7 +280,7 @@ KBAND_UNROLL
     w[1] *= f;
     w[2] *= f;
     const T m = abs_(w[0]) > abs_(w[1]) ? abs_(w[0]) : abs_(w[1]);
-    sc = m > T(0) && m <= real_limits<T>::max() ? T(1) / m : T(1);
+    sc = inverse_pow2(m);
     return f;
   }
   /// 3. dgtsv's steps over the chunk, from the carried row w / mu (w as
@@ -292,60 +295,70 @@ KBAND_UNROLL
   /// failed pivot (1-based row of U, 0 = none: the pivot is a, or w0 / mu,
   /// whose test is that of w0 and mu); w, mu end as the carried row after
   /// the chunk.
-  KOKKOS_INLINE_FUNCTION static int eliminate(Rows& r, int nr, int j0, T (&w)[3], T& mu) {
+  KOKKOS_INLINE_FUNCTION static int eliminate(Rows& r, int j0, T (&w)[3], T& mu) {
     int bad = 0;
     T sc = T(1);
 KBAND_UNROLL
-    for (int u = 0; u < M; ++u)
-      if (u < nr) {
-        const T a = r.a[u], b = r.b[u], c = r.c[u], d = r.d[u];
-        const bool swap = abs_(w[0]) < abs_(a * mu);
-        const bool ok = swap ? usable_pivot(a) : usable_pivot(w[0]) && usable_pivot(mu);
-        if (bad == 0 && !ok) bad = j0 + u;
-        const T rp = T(1) / (swap ? a : w[0]);
-        r.b[u] = (swap ? b : w[1]) * rp;
-        r.c[u] = swap ? c * rp : T(0);
-        r.d[u] = (swap ? d : w[2]) * rp;
-        mu = swap ? -a * mu : w[0];
-        advance(w, a, b, c, d);
-        mu *= rescale_lagged(u, w, sc);
-      }
+    for (int u = 0; u < M; ++u) {
+      const T a = r.a[u], b = r.b[u], c = r.c[u], d = r.d[u];
+      const bool swap = abs_(w[0]) < abs_(a * mu);
+      const bool ok = swap ? usable_pivot(a) : usable_pivot(w[0]) && usable_pivot(mu);
+      if (bad == 0 && !ok) bad = j0 + u;
+      const T rp = T(1) / (swap ? a : w[0]);
+      r.b[u] = (swap ? b : w[1]) * rp;
+      r.c[u] = swap ? c * rp : T(0);
+      r.d[u] = (swap ? d : w[2]) * rp;
+      mu = swap ? -a * mu : w[0];
+      advance(w, a, b, c, d);
+      mu *= rescale_lagged(u, w, sc);
+    }
     return bad;
   }
-  /// 4. The chunk's back substitution map from (x_{j0+nr-1}, x_{j0+nr}) to
+  /// 3b. The end of a system's last chunk of nr rows, after eliminate:
+  /// returns x_{j0+M-1}, the first of the pair that enters its back
+  /// substitution (the second, x_{j0+M}, is 0). With rows past the system
+  /// (nr < M), eliminate took the first of them (a = 0: no interchange) as a
+  /// step that tests the last pivot (bad = n when it fails) and leaves x_{n-1}
+  /// in its row of U (p1 = c_{n-1} = 0, p2 = 0), and the others as the
+  /// rows of x = 0: so 0. Otherwise the last pivot is tested here, and
+  /// x_{n-1} = w2 / w0.
+  KOKKOS_INLINE_FUNCTION static T finish(int nr, int n, const T (&w)[3], T mu, int& bad) {
+    if (nr < M) return T(0);
+    if (bad == 0 && !(usable_pivot(w[0]) && usable_pivot(mu))) bad = n;
+    return w[2] / w[0];
+  }
+  /// 4. The chunk's back substitution map from (x_{j0+M-1}, x_{j0+M}) to
   /// (x_{j0-1}, x_{j0}); for the last chunk of a system (`last`) the pair
-  /// entering is known, (xl, 0), and the map is that constant.
-  KOKKOS_INLINE_FUNCTION static GTSVBackSum<T> back_map(const Rows& r, int nr, bool last, T xl, int bad) {
+  /// entering is known, (xl, 0) (finish), and the map is that constant.
+  KOKKOS_INLINE_FUNCTION static GTSVBackSum<T> back_map(const Rows& r, bool last, T xl, int bad) {
     GTSVBackSum<T> f = last ? GTSVBackSum<T>{T(0), T(0), T(0), T(0), xl, T(0), bad}
                             : GTSVBackSum<T>{T(1), T(0), T(0), T(1), T(0), T(0), bad};
 KBAND_UNROLL
-    for (int u = M - 1; u >= 0; --u)
-      if (u < nr) {
-        const T p1 = r.b[u], p2 = r.c[u], y = r.d[u];
-        const T n00 = -p1 * f.G00 - p2 * f.G10, n01 = -p1 * f.G01 - p2 * f.G11;
-        const T n0 = y - p1 * f.g0 - p2 * f.g1;
-        f.G10 = f.G00;
-        f.G11 = f.G01;
-        f.g1 = f.g0;
-        f.G00 = n00;
-        f.G01 = n01;
-        f.g0 = n0;
-      }
+    for (int u = M - 1; u >= 0; --u) {
+      const T p1 = r.b[u], p2 = r.c[u], y = r.d[u];
+      const T n00 = -p1 * f.G00 - p2 * f.G10, n01 = -p1 * f.G01 - p2 * f.G11;
+      const T n0 = y - p1 * f.g0 - p2 * f.g1;
+      f.G10 = f.G00;
+      f.G11 = f.G01;
+      f.g1 = f.g0;
+      f.G00 = n00;
+      f.G01 = n01;
+      f.g0 = n0;
+    }
     return f;
   }
   /// 5. x of the chunk's rows into r.a, from the pair (x0, x1) =
-  /// (x_{j0+nr-1}, x_{j0+nr}).
-  KOKKOS_INLINE_FUNCTION static void substitute(Rows& r, int nr, T x0, T x1) {
+  /// (x_{j0+M-1}, x_{j0+M}).
+  KOKKOS_INLINE_FUNCTION static void substitute(Rows& r, T x0, T x1) {
 KBAND_UNROLL
-    for (int u = M - 1; u >= 0; --u)
-      if (u < nr) {
-        r.a[u] = x0;
-        if (u > 0) {
-          const T xp = r.d[u] - r.b[u] * x0 - r.c[u] * x1;
-          x1 = x0;
-          x0 = xp;
-        }
+    for (int u = M - 1; u >= 0; --u) {
+      r.a[u] = x0;
+      if (u > 0) {
+        const T xp = r.d[u] - r.b[u] * x0 - r.c[u] * x1;
+        x1 = x0;
+        x0 = xp;
       }
+    }
   }
 };
 
@@ -413,7 +426,7 @@ struct GTSVPerSystemRegisters : RegisterBase<Exec, batch_value_t<BX>, M> {
     {
       using S = GTSVDirSum<T>;
       S ex, all;
-      this->template scan<false>(m, pl, Base::region(m, raw, r0, kEntry), kEntry, Chunk::direction_map(r, nr),
+      this->template scan<false>(m, pl, Base::region(m, raw, r0, kEntry), kEntry, Chunk::direction_map(r),
                                  S::identity(), ex, all, ProductDirections());
       Chunk::direction(ex, w);
     }
@@ -422,27 +435,26 @@ struct GTSVPerSystemRegisters : RegisterBase<Exec, batch_value_t<BX>, M> {
     {
       using S = GTSVSizeSum<T>;
       S ex, all;
-      this->template scan<false>(m, pl, Base::region(m, raw, 1 - r0, kEntry), kEntry, Chunk::size_map(r, nr, w),
+      this->template scan<false>(m, pl, Base::region(m, raw, 1 - r0, kEntry), kEntry, Chunk::size_map(r, w),
                                  S::identity(), ex, all);
       nu = ex(T(1));
     }
     // 3. dgtsv's steps from the carried row nu w; the last chunk finishes x_{n-1}
     T mu = T(1) / nu;
-    int bad = Chunk::eliminate(r, nr, j0, w, mu);
+    int bad = Chunk::eliminate(r, j0, w, mu);
     const bool last = pl.k == this->K - 1;
-    if (last && bad == 0 && !(usable_pivot(w[0]) && usable_pivot(mu))) bad = this->n;
-    const T xl = last ? w[2] / w[0] : T(0);
+    const T xl = last ? Chunk::finish(nr, this->n, w, mu, bad) : T(0);
     // 4. x entering the chunk, and the first failed pivot of the system
     using S = GTSVBackSum<T>;
     S ex, all;
     this->template scan<true>(m, pl, Base::region(m, raw, r0, kEntry), kEntry,
-                              Chunk::back_map(r, nr, last, xl, bad), S::identity(), ex, all);
+                              Chunk::back_map(r, last, xl, bad), S::identity(), ex, all);
     if (!pl.live) return;
     if (all.bad != 0) {
 KBAND_UNROLL
       for (int u = 0; u < M; ++u) r.a[u] = this->nan;
     } else {
-      Chunk::substitute(r, nr, last ? xl : ex.g0, last ? T(0) : ex.g1);
+      Chunk::substitute(r, last ? xl : ex.g0, last ? T(0) : ex.g1);
     }
     store_chunk<M>(&x(pl.s, j0), batch_traits<BX>::row_stride(x), nr, r.a);
     if (pl.k == 0) info(pl.s) = all.bad;

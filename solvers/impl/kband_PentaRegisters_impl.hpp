@@ -100,35 +100,6 @@ KOKKOS_INLINE_FUNCTION void pluecker_row(T a, T b, T c, T d, T e, T* p) {
   p[0] = q0, p[1] = q1, p[2] = q2, p[3] = q3, p[4] = q4, p[5] = q5;
 }
 
-/// 2^-k for a finite v > 0 in [2^k, 2^(k+1)) (clamped to the normal range),
-/// 1 for zero, infinities and NaN: scaling by it is exact.
-template <class T>
-struct Pow2Bits;
-template <>
-struct Pow2Bits<double> {
-  using U = unsigned long long;
-  static constexpr int kMant = 52, kTop = 2046;  // 2 * bias
-};
-template <>
-struct Pow2Bits<float> {
-  using U = unsigned int;
-  static constexpr int kMant = 23, kTop = 254;
-};
-template <class T>
-KOKKOS_INLINE_FUNCTION T inverse_pow2(T v) {
-  using PB = Pow2Bits<T>;
-  using U = typename PB::U;
-  if (!(v > T(0) && v <= real_limits<T>::max())) return T(1);
-  U u;
-  __builtin_memcpy(&u, &v, sizeof(T));
-  int g = PB::kTop - static_cast<int>(u >> PB::kMant);  // the biased exponent of the result
-  g = g < 1 ? 1 : (g > PB::kTop ? PB::kTop : g);
-  u = static_cast<U>(g) << PB::kMant;
-  T r;
-  __builtin_memcpy(&r, &u, sizeof(T));
-  return r;
-}
-
 template <class Exec, class BA, class BB, class BC, class BD, class BE, class BY, class BX, class Info, int M>
 struct PentaPerSystemRegisters : RegisterBase<Exec, batch_value_t<BX>, M>,
                                  PentaArgs<BA, BB, BC, BD, BE, BY, BX, Info> {
