@@ -105,7 +105,7 @@ KOKKOS_INLINE_FUNCTION void rescale(MoebiusSum<T>& m) {
   mx = abs_(m.m10) > mx ? abs_(m.m10) : mx;
   mx = abs_(m.m11) > mx ? abs_(m.m11) : mx;
   if (mx > T(0) && mx <= real_limits<T>::max()) {
-    const T r = T(1) / mx;
+    const T r = inverse_pow2(mx);  // exact, and no division
     m.m00 *= r;
     m.m01 *= r;
     m.m10 *= r;
@@ -442,19 +442,22 @@ struct ThomasPerSystemRegisters : RegisterBase<Exec, batch_value_t<BX>, M> {
     T(&bv)[M] = r.b;
     T(&cv)[M] = r.c;
     T(&dv)[M] = r.d;
+    // Every loop runs over all M rows, with no test a row: the rows past the
+    // system (identity rows, load_chunk) only enter the last chunk's Moebius
+    // product and forward summary, which no chunk uses, and have pivot 1, y
+    // = 0 and x = 0 (c(s, n-1) is 0 there, so x_{n-1} ignores them).
     // 1. c' entering the chunk: the scan of the chunks' Moebius matrices
     T cin;
     {
       MoebiusSum<T> mb{T(1), T(0), T(0), T(1)};
 KBAND_UNROLL
-      for (int u = 0; u < M; ++u)
-        if (u < nr) {
-          // [[0, c], [-a, b]] * mb
-          const MoebiusSum<T> q{cv[u] * mb.m10, cv[u] * mb.m11, bv[u] * mb.m10 - av[u] * mb.m00,
-                                bv[u] * mb.m11 - av[u] * mb.m01};
-          mb = q;
-          rescale(mb);
-        }
+      for (int u = 0; u < M; ++u) {
+        // [[0, c], [-a, b]] * mb
+        const MoebiusSum<T> q{cv[u] * mb.m10, cv[u] * mb.m11, bv[u] * mb.m10 - av[u] * mb.m00,
+                              bv[u] * mb.m11 - av[u] * mb.m01};
+        mb = q;
+        rescale(mb);
+      }
       const MoebiusSum<T> id{T(1), T(0), T(0), T(1)};
       MoebiusSum<T> ex, all;
       this->template scan<false>(m, pl, Base::region(m, raw, r0, kEntry), kEntry, mb, id, ex, all);
@@ -464,49 +467,45 @@ KBAND_UNROLL
     // 2. the chunk's own Thomas pivots; forward pass from y_in = 0
     Sum fw{T(1), T(0), T(0), 0};
 KBAND_UNROLL
-    for (int u = 0; u < M; ++u)
-      if (u < nr) {
-        const T piv = bv[u] - av[u] * cin;
-        if (fw.bad == 0 && !usable_pivot(piv)) fw.bad = j0 + u + 1;
-        const T w = T(1) / piv;
-        cin = cv[u] * w;
-        fw.y = (dv[u] - av[u] * fw.y) * w;
-        cv[u] = cin;           // c'
-        dv[u] = fw.y;          // y (local)
-        av[u] = -av[u] * w;    // y's factor on y_{j-1}
-        fw.g *= av[u];
-      }
+    for (int u = 0; u < M; ++u) {
+      const T piv = bv[u] - av[u] * cin;
+      if (fw.bad == 0 && !usable_pivot(piv)) fw.bad = j0 + u + 1;
+      const T w = T(1) / piv;
+      cin = cv[u] * w;
+      fw.y = (dv[u] - av[u] * fw.y) * w;
+      cv[u] = cin;           // c'
+      dv[u] = fw.y;          // y (local)
+      av[u] = -av[u] * w;    // y's factor on y_{j-1}
+      fw.g *= av[u];
+    }
     const Sum ident{T(1), T(0), T(0), 0};
     Sum in, all;
     this->template scan<false>(m, pl, Base::region(m, raw, 1 - r0, kEntry), kEntry, fw, ident, in, all);
     const int bad = all.bad;
     T gp = T(1);
 KBAND_UNROLL
-    for (int u = 0; u < M; ++u)
-      if (u < nr) {
-        gp *= av[u];
-        dv[u] += gp * in.y;
-      }
+    for (int u = 0; u < M; ++u) {
+      gp *= av[u];
+      dv[u] += gp * in.y;
+    }
     // 3. backward pass from x_in = 0
     AffineSum<T> bw{T(1), T(0), T(0), 0};
 KBAND_UNROLL
-    for (int u = M - 1; u >= 0; --u)
-      if (u < nr) {
-        bw.y = dv[u] - cv[u] * bw.y;
-        dv[u] = bw.y;
-        bw.g *= -cv[u];
-      }
+    for (int u = M - 1; u >= 0; --u) {
+      bw.y = dv[u] - cv[u] * bw.y;
+      dv[u] = bw.y;
+      bw.g *= -cv[u];
+    }
     AffineSum<T> xin, xall;
     this->template scan<true>(m, pl, Base::region(m, raw, r0, kEntry), kEntry, bw,
                               AffineSum<T>{T(1), T(0), T(0), 0}, xin, xall);
     if (!pl.live) return;
     T hp = T(1);
 KBAND_UNROLL
-    for (int u = M - 1; u >= 0; --u)
-      if (u < nr) {
-        hp *= -cv[u];
-        dv[u] = bad != 0 ? this->nan : dv[u] + hp * xin.y;
-      }
+    for (int u = M - 1; u >= 0; --u) {
+      hp *= -cv[u];
+      dv[u] = bad != 0 ? this->nan : dv[u] + hp * xin.y;
+    }
     store_chunk<M>(&x(pl.s, j0), batch_traits<BX>::row_stride(x), nr, dv);
     if (pl.k == 0) info(pl.s) = bad;
   }
