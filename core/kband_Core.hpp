@@ -84,11 +84,13 @@ template <>
 struct Pow2Bits<double> {
   using U = unsigned long long;
   static constexpr int kMant = 52, kTop = 2046;  // 2 * bias
+  static constexpr int kHiShift = 32, kHiMant = 20;  // the word with the exponent
 };
 template <>
 struct Pow2Bits<float> {
   using U = unsigned int;
   static constexpr int kMant = 23, kTop = 254;
+  static constexpr int kHiShift = 0, kHiMant = 23;
 };
 template <class T>
 KOKKOS_INLINE_FUNCTION T inverse_pow2(T v) {
@@ -126,6 +128,29 @@ KOKKOS_INLINE_FUNCTION double abs_(const double v) {
 #else
   return Kokkos::Experimental::fabs(v);
 #endif
+}
+
+/// inverse_pow2 of the largest magnitude among v, found as the largest
+/// exponent word (integer maxima, no floating-point compares and selects);
+/// 1 when every v is zero, or one is infinite or NaN.
+template <class T, int N>
+KOKKOS_INLINE_FUNCTION T inverse_pow2_max(const T (&v)[N]) {
+  using PB = Pow2Bits<T>;
+  using U = typename PB::U;
+  unsigned mh = 0;
+  for (int i = 0; i < N; ++i) {
+    U u;
+    __builtin_memcpy(&u, &v[i], sizeof(T));
+    const unsigned h = static_cast<unsigned>(u >> PB::kHiShift) & 0x7fffffffu;
+    mh = h > mh ? h : mh;
+  }
+  const int e = static_cast<int>(mh >> PB::kHiMant);  // biased exponent of the largest magnitude
+  if (mh == 0 || e > PB::kTop) return T(1);
+  const int g = PB::kTop - e < 1 ? 1 : PB::kTop - e;
+  const U r = static_cast<U>(g) << PB::kMant;
+  T s;
+  __builtin_memcpy(&s, &r, sizeof(T));
+  return s;
 }
 
 /// A pivot is usable when it is finite and non-zero (NaN fails both tests).

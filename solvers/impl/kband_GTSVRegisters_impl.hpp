@@ -74,17 +74,11 @@ struct GTSVDirSum {
     h1 = t[5 * ts + slot];
     g = t[6 * ts + slot];
   }
-  /// A power of two near 1 / the largest magnitude (1 when it is 0 or not
-  /// finite): scaled by it, the largest entry lies in [1, 4).
+  /// A power of two near 1 / the largest magnitude (1 when every entry is 0
+  /// or one is not finite): scaled by it, the largest entry lies in [1, 4).
   KOKKOS_INLINE_FUNCTION T reciprocal_max() const {
-    T mx = abs_(x00);
-    mx = abs_(x01) > mx ? abs_(x01) : mx;
-    mx = abs_(x10) > mx ? abs_(x10) : mx;
-    mx = abs_(x11) > mx ? abs_(x11) : mx;
-    mx = abs_(h0) > mx ? abs_(h0) : mx;
-    mx = abs_(h1) > mx ? abs_(h1) : mx;
-    mx = abs_(g) > mx ? abs_(g) : mx;
-    return inverse_pow2(mx);
+    const T v[7] = {x00, x01, x10, x11, h0, h1, g};
+    return inverse_pow2_max(v);
   }
   KOKKOS_INLINE_FUNCTION void scale(const T r) {
     x00 *= r;
@@ -271,16 +265,17 @@ KBAND_UNROLL
     w[2] = t2;
   }
   /// After every second row u: w times sc, a power of two near the
-  /// reciprocal of max(|w0|, |w1|) two rows before (from row 3 on), then the next sc. Returns the
-  /// factor w was multiplied by (1 otherwise), for what scales with w.
+  /// reciprocal of max(|w0|, |w1|) two rows before (from row 3 on), then the
+  /// next sc. Returns the factor w was multiplied by (1 otherwise), for what
+  /// scales with w.
   KOKKOS_INLINE_FUNCTION static T rescale_lagged(const int u, T (&w)[3], T& sc) {
     if (u % 2 == 0) return T(1);
     const T f = u >= 3 ? sc : T(1);
     w[0] *= f;
     w[1] *= f;
     w[2] *= f;
-    const T m = abs_(w[0]) > abs_(w[1]) ? abs_(w[0]) : abs_(w[1]);
-    sc = inverse_pow2(m);
+    const T v[2] = {w[0], w[1]};
+    sc = inverse_pow2_max(v);
     return f;
   }
   /// 3. dgtsv's steps over the chunk, from the carried row w / mu (w as
@@ -302,9 +297,10 @@ KBAND_UNROLL
     for (int u = 0; u < M; ++u) {
       const T a = r.a[u], b = r.b[u], c = r.c[u], d = r.d[u];
       const bool swap = abs_(w[0]) < abs_(a * mu);
-      const bool ok = swap ? usable_pivot(a) : usable_pivot(w[0]) && usable_pivot(mu);
+      const T pv = swap ? a : w[0];
+      const bool ok = usable_pivot(pv) && (swap || usable_pivot(mu));
       if (bad == 0 && !ok) bad = j0 + u;
-      const T rp = T(1) / (swap ? a : w[0]);
+      const T rp = T(1) / pv;
       r.b[u] = (swap ? b : w[1]) * rp;
       r.c[u] = swap ? c * rp : T(0);
       r.d[u] = (swap ? d : w[2]) * rp;
@@ -386,9 +382,8 @@ struct GTSVPerSystemRegisters : RegisterBase<Exec, batch_value_t<BX>, M> {
 
   // the launch geometry of thomas' per-system kernel. Auto: contiguous
   // batches at any n the teams allow, interleaved and grouped ones up to
-  // n = 256 (H100, double, time over thomas' Auto time at n = 512: grouped
-  // Registers 1.48-1.50 against Recompute 1.36-1.37, interleaved 1.90
-  // against 1.05)
+  // n = 256 (H100, double, ns a point at n = 512: grouped Registers 0.0270
+  // against Recompute 0.0267, interleaved 0.0509 against 0.0280)
   using Thomas = ThomasPerSystemRegisters<Exec, BA, BB, BC, BD, BX, Info, M>;
   static constexpr int kSystemsPerTeam = Thomas::kSystemsPerTeam;
   static constexpr int kMinTeamStrided = Thomas::kMinTeamStrided;
