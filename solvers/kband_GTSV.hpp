@@ -26,7 +26,7 @@
 //    rounding where chunks join. Teams of ceil(n/8) threads at least: on
 //    host backends (teams of one thread) n <= 8 only.
 //  Auto: on GPUs Registers for contiguous batches as far as its teams fit
-//  (ceil(n/8) threads of 224 bytes of scan scratch in double: n <= 1456 on
+//  (ceil(n/8) threads of 144 bytes of scan scratch in double: n <= 2272 on
 //  the H100) and for interleaved and grouped ones up to n = 256; otherwise
 //  Recompute, except on GPUs Scratch for contiguous batches above n = 1024
 //  and for other batches up to n = 32, and on host backends Global for

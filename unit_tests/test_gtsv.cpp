@@ -212,12 +212,16 @@ std::string describe(const std::string& family, const std::string& layout, const
 
 /// One gtsv call (x, or d in place) with every check.
 template <class T, class L>
-void gtsv_and_check(const GCase<T>& g, GDevice<T, L>& dev, kband::Variant v, bool inplace) {
+void gtsv_and_check(const GCase<T>& g, GDevice<T, L>& dev, kband::Variant v, bool inplace, int team = 0,
+                    int blocks = 0) {
   using B = typename L::template batch<T>;
   Exec exec;
-  const std::string what = describe(g.family, L::name(), type_name(T()), g.n, g.nsys, v, inplace);
+  const std::string what = describe(g.family, L::name(), type_name(T()), g.n, g.nsys, v, inplace) +
+                           (team > 0 || blocks > 0 ? kband::impl::concat(" team ", team, " blocks ", blocks) : "");
   kband::SolveOptions opt;
   opt.variant = v;
+  opt.team_size = team;
+  opt.blocks_per_team = blocks;
   upload(dev.d, g.d);
   const B& xo = inplace ? dev.d : dev.x;
   // Scratch may be refused for large n; Registers on host backends (teams of
@@ -331,6 +335,21 @@ TYPED_TEST(GTSVAccuracy, RegistersChunkBoundaries) {
       const GCase<T>& g = get_random<T>(n, singular ? 7 : L::sz + 1, singular);
       GDevice<T, L> dev(g);
       for (kband::Variant v : {kband::Variant::Registers, kband::Variant::Auto}) gtsv_and_check(g, dev, v, false);
+    }
+}
+
+// Teams that solve several blocks of systems in turn (the Registers
+// kernel's scans reuse their scratch from block to block): small teams, 3
+// blocks a team, 70 systems (not a multiple of the systems a team holds).
+TYPED_TEST(GTSVAccuracy, RegistersBlocksPerTeam) {
+  using T = typename TypeParam::value_type;
+  using L = typename TypeParam::layout;
+  for (int n : {5, 8, 40, 100})
+    for (bool singular : {false, true}) {
+      const GCase<T>& g = get_random<T>(n, 70, singular);
+      GDevice<T, L> dev(g);
+      for (kband::Variant v : {kband::Variant::Registers, kband::Variant::Auto})
+        gtsv_and_check(g, dev, v, false, 32, 3);
     }
 }
 

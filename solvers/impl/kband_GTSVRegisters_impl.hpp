@@ -395,33 +395,41 @@ struct GTSVPerSystemRegisters : RegisterBase<Exec, batch_value_t<BX>, M> {
   static constexpr size_t kEntryDB = scan_entry<T, GTSVDirSum<T>>() > scan_entry<T, GTSVBackSum<T>>()
                                          ? scan_entry<T, GTSVDirSum<T>>()
                                          : scan_entry<T, GTSVBackSum<T>>();
-  static constexpr size_t kEntry =
-      kEntryDB > scan_entry<T, GTSVSizeSum<T>>() ? kEntryDB : scan_entry<T, GTSVSizeSum<T>>();
-  KOKKOS_INLINE_FUNCTION static size_t scratch_per_thread() { return 4 * kEntry; }
+  static constexpr size_t kEntryS = scan_entry<T, GTSVSizeSum<T>>();
+  /// Two scan regions (two halves each): one of kEntryDB bytes a thread
+  /// for the direction and back substitution scans, one of kEntryS for the
+  /// size scan (double: 144 bytes a thread, against 224 with two regions of
+  /// the largest entry; Kokkos' level-0 team scratch then holds teams of up
+  /// to 284 threads, not 182, so 8 systems of n = 256 a team, not 4:
+  /// 64-byte rows of an interleaved batch, not 32).
+  KOKKOS_INLINE_FUNCTION static size_t scratch_per_thread() { return 2 * kEntryDB + 2 * kEntryS; }
 
   KOKKOS_FUNCTION void operator()(const member_type& m) const {
     const Place pl0 = this->place(m);
     const int j0 = pl0.k * M, nr = this->rows(pl0.k);
     int b0, b1;
     this->blocks(m, b0, b1);
-    char* raw = static_cast<char*>(m.team_scratch(0).get_shmem(m.team_size() * scratch_per_thread()));
+    char* big = static_cast<char*>(m.team_scratch(0).get_shmem(m.team_size() * scratch_per_thread()));
+    char* small = big + 2 * m.team_size() * kEntryDB;
     for (int bl = b0; bl < b1; ++bl) {
       const Place pl = this->at(pl0, bl);
       Rows r;
       load_chunk<M>(a, b, c, d, pl.live, pl.s, j0, nr, this->n, r);
-      // three scans per block: regions 0, 1, 0, then 1, 0, 1 for the next
-      solve(m, pl, raw, (bl - b0) % 2, j0, nr, r);
+      // three scans a block in the regions big, small, big: the last one's
+      // results are read after it, so the next block's first scan waits
+      if (bl > b0) m.team_barrier();
+      solve(m, pl, big, small, j0, nr, r);
     }
   }
 
-  KOKKOS_INLINE_FUNCTION void solve(const member_type& m, const Place& pl, char* raw, int r0, int j0, int nr,
+  KOKKOS_INLINE_FUNCTION void solve(const member_type& m, const Place& pl, char* big, char* small, int j0, int nr,
                                     Rows& r) const {
     // 1. the direction of the carried row entering the chunk
     T w[3];
     {
       using S = GTSVDirSum<T>;
       S ex, all;
-      this->template scan<false>(m, pl, Base::region(m, raw, r0, kEntry), kEntry, Chunk::direction_map(r),
+      this->template scan<false>(m, pl, big, kEntryDB, Chunk::direction_map(r),
                                  S::identity(), ex, all, ProductDirections());
       Chunk::direction(ex, w);
     }
@@ -430,7 +438,7 @@ struct GTSVPerSystemRegisters : RegisterBase<Exec, batch_value_t<BX>, M> {
     {
       using S = GTSVSizeSum<T>;
       S ex, all;
-      this->template scan<false>(m, pl, Base::region(m, raw, 1 - r0, kEntry), kEntry, Chunk::size_map(r, w),
+      this->template scan<false>(m, pl, small, kEntryS, Chunk::size_map(r, w),
                                  S::identity(), ex, all);
       nu = ex(T(1));
     }
@@ -442,7 +450,7 @@ struct GTSVPerSystemRegisters : RegisterBase<Exec, batch_value_t<BX>, M> {
     // 4. x entering the chunk, and the first failed pivot of the system
     using S = GTSVBackSum<T>;
     S ex, all;
-    this->template scan<true>(m, pl, Base::region(m, raw, r0, kEntry), kEntry,
+    this->template scan<true>(m, pl, big, kEntryDB,
                               Chunk::back_map(r, last, xl, bad), S::identity(), ex, all);
     if (!pl.live) return;
     if (all.bad != 0) {
