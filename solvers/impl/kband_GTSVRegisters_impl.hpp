@@ -382,15 +382,16 @@ struct GTSVPerSystemRegisters : RegisterBase<Exec, batch_value_t<BX>, M> {
 
   // the launch geometry of thomas' per-system kernel. Auto: contiguous
   // batches at any n the teams allow, interleaved and grouped ones up to
-  // n = 256 (H100, double, ns a point at n = 512: grouped Registers 0.0270
-  // against Recompute 0.0267, interleaved 0.0509 against 0.0280)
+  // n = 512 (H100, double, time over thomas' Auto time, Registers against
+  // Recompute: grouped n = 512 1.14 / 1.46, interleaved 0.99 / 1.04; n =
+  // 1024: 1.14 / 1.05 and 1.89 / 1.03)
   using Thomas = ThomasPerSystemRegisters<Exec, BA, BB, BC, BD, BX, Info, M>;
   static constexpr int kSystemsPerTeam = Thomas::kSystemsPerTeam;
   static constexpr int kMinTeamStrided = Thomas::kMinTeamStrided;
   static constexpr bool kAutoContiguous = true;
   static constexpr int kMaxBlocksStrided = Thomas::kMaxBlocksStrided;
-  static constexpr int kAutoChunks = 32;
-  static constexpr int kAutoChunksInterleaved = 32;
+  static constexpr int kAutoChunks = 64;
+  static constexpr int kAutoChunksInterleaved = 64;
 
   static constexpr size_t kEntryDB = scan_entry<T, GTSVDirSum<T>>() > scan_entry<T, GTSVBackSum<T>>()
                                          ? scan_entry<T, GTSVDirSum<T>>()
