@@ -115,20 +115,16 @@ template <class T>
 KOKKOS_INLINE_FUNCTION T abs_(const T v) {
   return v < T(0) ? -v : v;
 }
-KOKKOS_INLINE_FUNCTION float abs_(const float v) {
+template <class T>
+KOKKOS_INLINE_FUNCTION T fabs_(const T v) {
 #if KOKKOS_VERSION >= 30700
   return Kokkos::fabs(v);
 #else
   return Kokkos::Experimental::fabs(v);
 #endif
 }
-KOKKOS_INLINE_FUNCTION double abs_(const double v) {
-#if KOKKOS_VERSION >= 30700
-  return Kokkos::fabs(v);
-#else
-  return Kokkos::Experimental::fabs(v);
-#endif
-}
+KOKKOS_INLINE_FUNCTION float abs_(const float v) { return fabs_(v); }
+KOKKOS_INLINE_FUNCTION double abs_(const double v) { return fabs_(v); }
 
 /// inverse_pow2 of the largest magnitude among v, found as the largest
 /// exponent word (integer maxima, no floating-point compares and selects);
