@@ -128,7 +128,8 @@ KOKKOS_INLINE_FUNCTION double abs_(const double v) { return fabs_(v); }
 
 /// inverse_pow2 of the largest magnitude among v, found as the largest
 /// exponent word (integer maxima, no floating-point compares and selects);
-/// 1 when every v is zero, or one is infinite or NaN.
+/// 1 when every v is zero (double: below 2^-1042, whose high word is zero),
+/// or one is infinite or NaN.
 template <class T, int N>
 KOKKOS_INLINE_FUNCTION T inverse_pow2_max(const T (&v)[N]) {
   using PB = Pow2Bits<T>;

@@ -477,6 +477,18 @@ GCase<T> row_scaled(GCase<T> g) {
   return g;
 }
 
+/// g with every coefficient and right-hand side times 2^e (exact; the same
+/// interchanges and x): the kernel's products must stay in range for
+/// systems far from 1 in size.
+template <class T>
+GCase<T> uniformly_scaled(GCase<T> g, int e) {
+  g.family += "-scaled-2^" + std::to_string(e);
+  for (std::vector<T>* v : {&g.a, &g.b, &g.c, &g.d})
+    for (T& x : *v) x = std::ldexp(x, e);
+  fill_reference(g, true);
+  return g;
+}
+
 template <class T, int M>
 void gtsv_chunks_check(const std::string& what, const GCase<T>& g) {
   std::vector<T> x;
@@ -503,6 +515,10 @@ void gtsv_chunks_on_host() {
     gtsv_chunks_check<double, M>(what + " row-scaled double", row_scaled(get_random<double>(n, 7)));
     gtsv_chunks_check<float, M>(what + " row-scaled float", row_scaled(get_random<float>(n, 7)));
     gtsv_chunks_check<double, M>(what + " general double", get_general<double>(n, 7));
+    for (int e : {-50, 50})
+      gtsv_chunks_check<float, M>(what + " scaled float", uniformly_scaled(get_random<float>(n, 7), e));
+    for (int e : {-200, 200})
+      gtsv_chunks_check<double, M>(what + " scaled double", uniformly_scaled(get_random<double>(n, 7), e));
   }
 }
 
@@ -512,6 +528,50 @@ TEST(GTSVRegistersJoin, ChunksOnTheHost) {
   gtsv_chunks_on_host<1>();
   gtsv_chunks_on_host<3>();
   gtsv_chunks_on_host<kband::impl::kRegisterRowsPerSystem>();
+}
+
+/// The rescales of the Registers kernels: inverse_pow2_max(v) is a power of
+/// two s with s max|v| in [1, 4) (below 2 for subnormal maxima down to
+/// 2^-1042 in double, whose exponent word it reads), s v exact
+/// wherever it stays normal, and 1 when v is all zero or holds an infinity
+/// or a NaN; abs_ drops the sign of -0.
+template <class T>
+void check_pow2_scales() {
+  const std::string tn = type_name(T());
+  Rng rng(mix_seed({sizeof(T), 0x706f7732ull}));
+  const int emax = std::numeric_limits<T>::max_exponent - 2, emin = std::numeric_limits<T>::min_exponent;
+  for (int trial = 0; trial < 2000; ++trial) {
+    T v[7];
+    for (T& x : v) x = static_cast<T>(rng.sign() * std::ldexp(rng.uniform(0.5, 1.0), static_cast<int>(rng.uniform(emin, emax))));
+    if (trial % 7 == 0) v[trial % 5] = T(0);
+    const T s = kband::impl::inverse_pow2_max(v);
+    T mx = 0;
+    for (T x : v) mx = std::max(mx, std::abs(x));
+    int e = 0;
+    ASSERT_EQ(std::frexp(s, &e), T(0.5)) << tn << ": not a power of two: " << s;
+    EXPECT_TRUE(mx * s >= T(1) && mx * s < T(4)) << tn << ": max " << mx << " scaled to " << mx * s;
+    for (T x : v)
+      if (std::abs(x * s) >= std::numeric_limits<T>::min()) EXPECT_EQ((x * s) / s, x) << tn << ": inexact scale of " << x;
+    if (mx >= std::numeric_limits<T>::min()) {
+      const T one[1] = {mx};
+      EXPECT_EQ(kband::impl::inverse_pow2_max(one), kband::impl::inverse_pow2(mx)) << tn << " " << mx;
+    }
+  }
+  const T inf = std::numeric_limits<T>::infinity(), nan = std::numeric_limits<T>::quiet_NaN();
+  const T zeros[3] = {T(0), -T(0), T(0)}, with_inf[3] = {T(1), -inf, T(2)}, with_nan[3] = {T(3), nan, T(0)};
+  EXPECT_EQ(kband::impl::inverse_pow2_max(zeros), T(1)) << tn;
+  EXPECT_EQ(kband::impl::inverse_pow2_max(with_inf), T(1)) << tn;
+  EXPECT_EQ(kband::impl::inverse_pow2_max(with_nan), T(1)) << tn;
+  const T tiny = std::ldexp(T(3), std::numeric_limits<T>::min_exponent - 9), sub[2] = {tiny, -tiny / T(2)};
+  const T st = kband::impl::inverse_pow2_max(sub);
+  EXPECT_TRUE(st > T(1) && tiny * st > T(0) && tiny * st < T(2)) << tn << ": subnormal scaled to " << tiny * st;
+  EXPECT_FALSE(std::signbit(kband::impl::abs_(-T(0)))) << tn;
+  EXPECT_EQ(kband::impl::abs_(T(-2.5)), T(2.5)) << tn;
+}
+
+TEST(GTSVRegistersJoin, PowerOfTwoScales) {
+  check_pow2_scales<float>();
+  check_pow2_scales<double>();
 }
 
 // A caller workspace of gtsv_workspace_size elements holding garbage, reused.

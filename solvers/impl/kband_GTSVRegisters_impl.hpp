@@ -198,11 +198,17 @@ KOKKOS_INLINE_FUNCTION GTSVBackSum<T> compose(const GTSVBackSum<T>& l, const GTS
 template <class T, int M>
 struct GTSVChunk {
   using Rows = ChunkRows<T, M>;
+  /// Rows between rescales of the products and of w (rescale_lagged): a
+  /// rescale applies the scale found kEvery rows before, so between two
+  /// the largest entry grows or shrinks by up to (2 C)^(2 kEvery), C the
+  /// largest coefficient of a row. Every second row in double (rows with C
+  /// in about 2^-250 .. 2^250), every row in float (2^-60 .. 2^60; every
+  /// second row overflowed from C = 2^31 on).
+  static constexpr int kEvery = sizeof(T) >= sizeof(double) ? 2 : 1;
 
-  /// 1. The product of the chunk's matrices N_j. Every second row it is
+  /// 1. The product of the chunk's matrices N_j. Every kEvery-th row it is
   /// multiplied by a power of two near the reciprocal of its largest entry
-  /// two rows before (entries stay within 4 (2 max |a, b, c, d|)^2, and the
-  /// scale is off the chain from row to row).
+  /// kEvery rows before (so the scale is off the chain from row to row).
   KOKKOS_INLINE_FUNCTION static GTSVDirSum<T> direction_map(const Rows& r) {
     GTSVDirSum<T> p = GTSVDirSum<T>::identity();
     T sc = T(1);
@@ -212,8 +218,8 @@ KBAND_UNROLL
       const GTSVDirSum<T> q{b * p.x00 - a * p.x10, b * p.x01 - a * p.x11, c * p.x00,    c * p.x01,
                             d * p.x00 - a * p.h0,  d * p.x01 - a * p.h1,  -a * p.g};
       p = q;
-      if (u % 2 == 1) {
-        if (u >= 3) p.scale(sc);
+      if (u % kEvery == kEvery - 1) {
+        if (u >= 2 * kEvery - 1) p.scale(sc);
         sc = p.reciprocal_max();
       }
     }
@@ -236,7 +242,7 @@ KBAND_UNROLL
   /// (w' = N w). The composite over the chunk is min(A, B nu) with
   ///   A = m_end / q, q' = max(|w0|, q |a|), q = 0 at the start, and
   ///   B = m_end / e, e' = e |a|, e = 1 at the start
-  /// (q and e scale with w; w is rescaled every second row, as in
+  /// (q and e scale with w; w is rescaled every kEvery-th row, as in
   /// direction_map): no division a row.
   KOKKOS_INLINE_FUNCTION static GTSVSizeSum<T> size_map(const Rows& r, const T (&w0)[3]) {
     T w[3] = {w0[0], w0[1], w0[2]};
@@ -264,13 +270,13 @@ KBAND_UNROLL
     w[1] = t1;
     w[2] = t2;
   }
-  /// After every second row u: w times sc, a power of two near the
-  /// reciprocal of max(|w0|, |w1|) two rows before (from row 3 on), then the
-  /// next sc. Returns the factor w was multiplied by (1 otherwise), for what
-  /// scales with w.
+  /// After every kEvery-th row u: w times sc, a power of two near the
+  /// reciprocal of max(|w0|, |w1|) kEvery rows before (from row 2 kEvery - 1
+  /// on), then the next sc. Returns the factor w was multiplied by (1
+  /// otherwise), for what scales with w.
   KOKKOS_INLINE_FUNCTION static T rescale_lagged(const int u, T (&w)[3], T& sc) {
-    if (u % 2 == 0) return T(1);
-    const T f = u >= 3 ? sc : T(1);
+    if (u % kEvery != kEvery - 1) return T(1);
+    const T f = u >= 2 * kEvery - 1 ? sc : T(1);
     w[0] *= f;
     w[1] *= f;
     w[2] *= f;
