@@ -24,7 +24,10 @@
 //    (impl/kband_GTSVRegisters_impl.hpp: the interchanges change the
 //    carried row's scale only). Pivots and rows of U are dgtsv's up to
 //    rounding where chunks join. Teams of ceil(n/8) threads at least: on
-//    host backends (teams of one thread) n <= 8 only.
+//    host backends (teams of one thread) n <= 8 only. Its rescaled
+//    products stay in range for rows whose largest coefficient lies within
+//    about 2^-250 .. 2^250 (double) or 2^-60 .. 2^60 (float); the other
+//    variants have no such limit.
 //  Auto: on GPUs Registers for contiguous batches as far as its teams fit
 //  (ceil(n/8) threads of 144 bytes of scan scratch in double: n <= 2272 on
 //  the H100) and for interleaved and grouped ones up to n = 512; otherwise
