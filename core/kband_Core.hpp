@@ -75,9 +75,7 @@ struct real_limits<double> {
   KOKKOS_INLINE_FUNCTION static constexpr double inf() { return __builtin_huge_val(); }
 };
 
-/// 2^-k for a finite v > 0 in [2^k, 2^(k+1)) (clamped to the normal range),
-/// 1 for zero, infinities and NaN: scaling by it is exact, and it costs no
-/// division (rescaling where any scale will do: the Registers kernels).
+/// The bit layout inverse_pow2 and inverse_pow2_max read.
 template <class T>
 struct Pow2Bits;
 template <>
@@ -92,6 +90,9 @@ struct Pow2Bits<float> {
   static constexpr int kMant = 23, kTop = 254;
   static constexpr int kHiShift = 0, kHiMant = 23;
 };
+/// 2^-k for a finite v > 0 in [2^k, 2^(k+1)) (clamped to the normal range),
+/// 1 for zero, infinities and NaN: scaling by it is exact, and it costs no
+/// division (rescaling where any scale will do: the Registers kernels).
 template <class T>
 KOKKOS_INLINE_FUNCTION T inverse_pow2(T v) {
   using PB = Pow2Bits<T>;
