@@ -87,13 +87,14 @@ void gtsv(const Exec& exec, const BA& a, const BB& b, const BC& c, const BD& d, 
     constexpr int M = impl::kRegisterRowsPerSystem;
     using F = impl::GTSVPerSystemRegisters<Exec, BA, BB, BC, BD, BX, Info, M>;
     F f(typename F::Base{nsys, n, 1, 1, false, std::numeric_limits<T>::quiet_NaN()}, a, b, c, d, x, info);
-    // contiguous batches: teams of 8 systems up to 64-128 threads, then of
-    // one system (H100, n = 256 / 512 / 1024, ns a point: 0.0177 / 0.0191 /
-    // 0.0196 with teams of 128 threads, 0.0204 / 0.0218 / 0.0230 with 256)
+    // contiguous batches: teams of the kernel's 8 systems within 64-128
+    // threads, then of one system (H100, n = 256 / 512 / 1024, ns a point:
+    // 0.0177 / 0.0191 / 0.0196 with teams of 128 threads, 0.0204 / 0.0218 /
+    // 0.0230 with 256)
     SolveOptions ro = opt;
     if (tx::layout == Layout::Contiguous && opt.team_size <= 0) {
-      const int K = (n + M - 1) / M;
-      ro.team_size = 8 * K < 64 ? 64 : (8 * K > 128 ? 128 : 8 * K);
+      const int t = F::kSystemsPerTeam * ((n + M - 1) / M);
+      ro.team_size = t < 64 ? 64 : (t > 128 ? 128 : t);
     }
     if (impl::use_registers<Exec, tx::layout, KBAND_GTSV_REGISTERS_MIN_BLOCKS>(fn, ro, exec, nsys, n, M,
                                                                                F::scratch_per_thread(), f))
