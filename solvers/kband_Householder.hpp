@@ -326,27 +326,35 @@ KOKKOS_FORCEINLINE_FUNCTION void static_for(F&& f) {
 }
 
 /// solve_symmetric with the matrix in registers (Variant::Registers; d <= D).
-/// A team of D / R threads per matrix; thread t holds rows t, t + D/R, ... of
-/// the working copy, R rows of D values (on GPUs R = 1: a row a thread; on
-/// hosts, a team of one thread holds the matrix). Rows and columns d..D-1 are
-/// the identity, which no reflector touches. Step k is householder_step's:
-/// the threads put x = A(k+1:, k) and then q in team scratch (two buffers
-/// each, alternating with k, so a step needs two barriers besides its two
-/// team reductions: |x|^2, then u.p with u.y), each thread forms p and
-/// updates its own rows, and v_k stays in column k of the rows below k. The
-/// T solve is SymmetricSolveKernel's (tridiagonal_lu_solve, one thread); Q is
-/// applied to z a reduction per reflector. Reads A once (column i for row i,
-/// the same for a symmetric A, and coalesced for LayoutRight) and writes x
-/// once. The loop over k runs at run time and the loops over a row's
-/// columns are unrolled (a select picks column k), in four phases whose
-/// column loops start at 0, D/4, D/2 and 3D/4. (With k unrolled too, D = 32
-/// ran no faster than the Scratch kernel; its PTX took 0.9 MB.)
-template <class Exec, class VA, class VB, class VX, class Info, int D, int R>
+/// A team of D / R threads of G vector lanes per matrix. Thread t holds rows
+/// t, t + D/R, ... of the working copy (R rows; on GPUs R = 1), and its lane
+/// c the columns c, c + G, c + 2G, ... of them: C = D / G values a row a
+/// lane, in registers (on hosts G = 1 and R = D: a team of one thread holds
+/// the matrix). Rows and columns d..D-1 are the identity, which no reflector
+/// touches. Step k is householder_step's: the lanes holding column k pass x =
+/// A(k+1:, k) to their row's other lanes (a lane sum), |x|^2 and x_0 are
+/// reduced over the team, u goes to team scratch, each row forms p from its
+/// lanes' partial sums, u.p and u.y are reduced over the team together (the
+/// two parts of a complex number), q goes to team scratch and each lane
+/// updates its columns (u and q have two buffers each, alternating with k, so
+/// a step needs two barriers besides its two team reductions). v_k stays in
+/// column k of the rows below k. The T solve is SymmetricSolveKernel's
+/// (tridiagonal_lu_solve, one thread); Q is applied to z a reduction per
+/// reflector. Reads A once (column i for row i, the same for a symmetric A,
+/// coalesced for LayoutRight) and writes x once. The loop over k runs at run
+/// time and the loops over a lane's C columns are unrolled on GPUs (a select
+/// picks column k), in four phases whose column loops start at the lane's
+/// first column past D/4, D/2 and 3D/4. (With k unrolled too, D = 32 ran no
+/// faster than the Scratch kernel; its PTX took 0.9 MB.)
+template <class Exec, class VA, class VB, class VX, class Info, int D, int G, int R>
 struct SymmetricSolveRegisters {
   using T = typename VX::non_const_value_type;
   using member_type = typename Kokkos::TeamPolicy<Exec>::member_type;
   static constexpr bool unroll = is_device_exec<Exec>::value;
   static constexpr int team_size = D / R;
+  static constexpr int lanes = G;
+  static constexpr int C = D / G;  // columns a lane holds of each of its rows
+  static_assert(D % (4 * G) == 0, "SymmetricSolveRegisters: a lane's columns split into four phases");
   VA A;
   VB b;
   VX x;
@@ -354,24 +362,47 @@ struct SymmetricSolveRegisters {
   int d;
   T nan;
 
-  /// row[j] for a j known at run time: a select per column on GPUs, so that
-  /// the row stays in registers
-  template <int J0 = 0>
-  KOKKOS_FORCEINLINE_FUNCTION static T column(const T (&row)[D], const int j) {
+  /// row[s] for a slot s known at run time: a select per slot on GPUs, so
+  /// that the row stays in registers
+  template <int S0 = 0>
+  KOKKOS_FORCEINLINE_FUNCTION static T slot(const T (&row)[C], const int s) {
     T v = 0;
-    static_for<D, unroll, J0>([&](auto jc) {
-      if (static_cast<int>(jc) == j) v = row[static_cast<int>(jc)];
+    static_for<C, unroll, S0>([&](auto sc) {
+      if (static_cast<int>(sc) == s) v = row[static_cast<int>(sc)];
     });
     return v;
   }
 
-  /// x and q (two buffers each), diag, offdiag, tau, y, U's three rows, flag
+  /// The sum over a row's G lanes of each lane's v, on every lane.
+  KOKKOS_FORCEINLINE_FUNCTION static T lane_sum(const member_type& team, const T v) {
+    if constexpr (G == 1) {
+      return v;
+    } else {
+      T s = 0;
+      Kokkos::parallel_reduce(Kokkos::ThreadVectorRange(team, G), [&](const int, T& a) { a += v; }, s);
+      return s;
+    }
+  }
+
+  /// Entry (row, j) of a row this lane (c) holds: column j from the lane that
+  /// holds it, on every lane of the row.
+  template <int S0 = 0>
+  KOKKOS_FORCEINLINE_FUNCTION static T entry(const member_type& team, const T (&row)[C], const int c, const int j) {
+    const T v = slot<S0>(row, j / G);
+    return lane_sum(team, c == j % G ? v : T(0));
+  }
+
+  /// u and q (two buffers each), diag, offdiag, tau, y, U's three rows, flag
   KOKKOS_INLINE_FUNCTION static constexpr size_t scratch_bytes() { return (12 * D + 8) * sizeof(T); }
 
   KOKKOS_FUNCTION void operator()(const member_type& team) const {
     const int m = team.league_rank(), t = team.team_rank();
-    T* ux = static_cast<T*>(team.team_scratch(0).get_shmem(scratch_bytes()));
-    T* qs = ux + 2 * D;
+    // this thread's vector lane: each lane runs the range once on GPUs, and
+    // hosts have one lane (G = 1)
+    int c = 0;
+    if constexpr (G > 1) Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, G), [&](const int l) { c = l; });
+    T* us = static_cast<T*>(team.team_scratch(0).get_shmem(scratch_bytes()));
+    T* qs = us + 2 * D;
     T* dg = qs + 2 * D;
     T* od = dg + D;
     T* tau = od + D;
@@ -380,55 +411,59 @@ struct SymmetricSolveRegisters {
     T* u1 = ur + D;
     T* u2 = u1 + D;
     T* flag = u2 + D;
-    T w[R][D];
+    T w[R][C];
     T y[R];
     for (int r = 0; r < R; ++r) {
       const int i = t + r * team_size;
-      static_for<D, unroll>([&](auto jc) {
-        const int j = jc;
-        w[r][j] = (i < d && j < d) ? T(A(m, j, i)) : (i == j ? T(1) : T(0));
+      static_for<C, unroll>([&](auto sc) {
+        const int s = sc, j = c + G * s;
+        w[r][s] = (i < d && j < d) ? T(A(m, j, i)) : (i == j ? T(1) : T(0));
       });
       y[r] = i < d ? T(b(m, i)) : T(0);
     }
     // step k touches columns > k only: the column loops of steps k >= J0 start
-    // at J0 (four phases of D/4 steps)
+    // at slot J0 / G (four phases of D/4 steps)
     const auto step = [&](auto j0c, const int k) {
-      constexpr int J0 = decltype(j0c)::value;
-      T* xk = ux + (k & 1) * D;
+      constexpr int S0 = decltype(j0c)::value / G;
+      T* uk = us + (k & 1) * D;
       T* qk = qs + (k & 1) * D;
-      T s = 0, wk[R];
+      T xi[R];
+      Kokkos::complex<T> nx(0, 0);  // |x|^2 and x_0
       for (int r = 0; r < R; ++r) {
         const int i = t + r * team_size;
-        wk[r] = column<J0>(w[r], k);
-        const T xi = i > k ? wk[r] : T(0);
-        xk[i] = xi;
-        s += xi * xi;
+        const T wk = entry<S0>(team, w[r], c, k);
+        xi[r] = i > k ? wk : T(0);
+        nx += Kokkos::complex<T>(xi[r] * xi[r], i == k + 1 ? xi[r] : T(0));
       }
-      team.team_barrier();
-      team.team_reduce(Kokkos::Sum<T>(s));
-      const T x0 = xk[k + 1];
-      const Reflector<T> ref = reflector(x0, s);
+      team.team_reduce(Kokkos::Sum<Kokkos::complex<T>>(nx));
+      const T x0 = nx.imag();
+      const Reflector<T> ref = reflector(x0, nx.real());
       const T alpha = ref.alpha, u0 = ref.u0, rH = ref.rH;
-      const bool skip = ref.skip;
-      if (t == 0) {
-        od[k] = skip ? x0 : alpha;
+      if (t == 0 && c == 0) {
+        od[k] = ref.skip ? x0 : alpha;
         tau[k] = rH;
       }
-      if (skip) return;  // tau = 0: column k keeps x, which apply-Q skips
-      // p = W22 u / H on the rows below k; u.p (for K = u.p / (2H)) and u.y
-      // reduced together, as the two parts of a complex number
-      T p[R], ui[R];
+      if (ref.skip) return;  // tau = 0: column k keeps x, which apply-Q skips
+      T ui[R];
+      for (int r = 0; r < R; ++r) {
+        const int i = t + r * team_size;
+        ui[r] = i == k + 1 ? u0 : xi[r];
+        if (c == 0) uk[i] = ui[r];  // 0 for the rows up to k
+      }
+      team.team_barrier();
+      // p = W22 u / H on the rows below k (u is 0 up to k); u.p (for K =
+      // u.p / (2H)) and u.y reduced together
+      T p[R];
       Kokkos::complex<T> sums(0, 0);
       for (int r = 0; r < R; ++r) {
         const int i = t + r * team_size;
         T acc[2] = {0, 0};  // two chains of FMAs
-        static_for<D, unroll, J0>([&](auto jc) {
-          const int j = jc;
-          const T uj = j == k + 1 ? u0 : xk[j];
-          if (j > k) acc[j & 1] += w[r][j] * uj;
+        static_for<C, unroll, S0>([&](auto sc) {
+          const int s = sc;
+          acc[s & 1] += w[r][s] * uk[c + G * s];
         });
-        p[r] = i > k ? (acc[0] + acc[1]) * rH : T(0);
-        ui[r] = i > k ? (i == k + 1 ? u0 : wk[r]) : T(0);
+        const T pi = lane_sum(team, acc[0] + acc[1]);
+        p[r] = i > k ? pi * rH : T(0);
         sums += Kokkos::complex<T>(ui[r] * p[r], ui[r] * y[r]);
       }
       team.team_reduce(Kokkos::Sum<Kokkos::complex<T>>(sums));
@@ -436,19 +471,21 @@ struct SymmetricSolveRegisters {
       for (int r = 0; r < R; ++r) {
         const int i = t + r * team_size;
         p[r] -= K * ui[r];  // q
-        if (i > k) qk[i] = p[r];
+        if (c == 0) qk[i] = p[r];
         y[r] -= g * ui[r];
       }
       team.team_barrier();
-      // W22 <- W22 - q u^T - u q^T; v_k = u into column k
+      // W22 <- W22 - q u^T - u q^T (u and q are 0 up to k); v_k = u into
+      // column k
+      const int sk = k / G;
+      const bool ownk = c == k % G;
       for (int r = 0; r < R; ++r) {
         const int i = t + r * team_size;
         if (i <= k) continue;
-        static_for<D, unroll, J0>([&](auto jc) {
-          const int j = jc;
-          const T uj = j == k + 1 ? u0 : xk[j];
-          if (j > k) w[r][j] -= p[r] * uj + ui[r] * qk[j];
-          if (j == k) w[r][j] = ui[r];
+        static_for<C, unroll, S0>([&](auto sc) {
+          const int s = sc, j = c + G * s;
+          w[r][s] -= p[r] * uk[j] + ui[r] * qk[j];
+          if (s == sk && ownk) w[r][s] = ui[r];
         });
       }
     };
@@ -463,15 +500,19 @@ struct SymmetricSolveRegisters {
     phase(IntC<2>{});
     phase(IntC<3>{});
     // T's diagonal and last off-diagonal entry, and Q^T b, into scratch
+    // (every lane of every row takes part in the lane sums)
     for (int r = 0; r < R; ++r) {
       const int i = t + r * team_size;
-      if (i >= d) continue;
-      dg[i] = column(w[r], i);
-      if (i == d - 1 && d >= 2) od[i - 1] = column(w[r], i - 1);
-      ys[i] = y[r];
+      const T di = entry(team, w[r], c, i);
+      const T oi = entry(team, w[r], c, i > 0 ? i - 1 : 0);
+      if (c == 0 && i < d) {
+        dg[i] = di;
+        if (i == d - 1 && d >= 2) od[i - 1] = oi;
+        ys[i] = y[r];
+      }
     }
     team.team_barrier();
-    if (t == 0) {
+    if (t == 0 && c == 0) {
       const int bad = tridiagonal_lu_solve(d, dg, od, ys, ur, u1, u2);
       info(m) = bad;
       flag[0] = bad != 0 ? T(1) : T(0);
@@ -487,7 +528,8 @@ struct SymmetricSolveRegisters {
       if (tk == T(0)) continue;
       T s = 0, vk[R];
       for (int r = 0; r < R; ++r) {
-        vk[r] = t + r * team_size > k ? column(w[r], k) : T(0);
+        const T v = entry(team, w[r], c, k);
+        vk[r] = t + r * team_size > k ? v : T(0);
         s += vk[r] * y[r];
       }
       team.team_reduce(Kokkos::Sum<T>(s));
@@ -497,7 +539,7 @@ struct SymmetricSolveRegisters {
     const bool failed = flag[0] != T(0);
     for (int r = 0; r < R; ++r) {
       const int i = t + r * team_size;
-      if (i < d) x(m, i) = failed ? nan : y[r];
+      if (i < d && c == 0) x(m, i) = failed ? nan : y[r];
     }
   }
 };
@@ -514,16 +556,36 @@ int symmetric_solve_team_size(int d) {
   return d >= 128 ? 512 : (d > 32 ? 128 : 32);
 }
 
-/// The largest d of solve_symmetric's Registers variant (a row of the matrix
-/// a GPU thread, D = 16, 32 or 64 values).
-constexpr int symmetric_registers_max_d = 64;
+/// The largest d of solve_symmetric's Registers variant (D = 16, 32, 64 or
+/// 128; on GPUs a matrix row takes one thread of G lanes).
+constexpr int symmetric_registers_max_d = 128;
 
 /// Auto: Registers on GPUs for d <= 16 and where the padding to D = 32 or
 /// 64 is at most a quarter of D (H100, time of Registers over Scratch:
-/// d = 7: 0.96, 16: 0.81, 20: 1.17, 32: 0.74, 48: 0.93, 50: 0.95, 64: 0.62).
+/// d = 7: 0.96, 16: 0.81, 20: 1.17, 32: 0.74, 48: 0.93, 50: 0.95, 64: 0.62),
+/// and for 64 < d <= 128, where the Scratch kernel's matrix leaves the chip.
 template <class Exec>
 bool symmetric_registers_auto(int d) {
-  return is_device_exec<Exec>::value && (d <= 16 || (d >= 24 && d <= 32) || (d >= 48 && d <= symmetric_registers_max_d));
+  return is_device_exec<Exec>::value &&
+         (d <= 16 || (d >= 24 && d <= 32) || (d >= 48 && d <= symmetric_registers_max_d));
+}
+
+/// Vector lanes a matrix row takes on GPUs (G): C = D / G values a lane.
+#ifndef KBAND_SYMREG_LANES_16
+#define KBAND_SYMREG_LANES_16 1
+#endif
+#ifndef KBAND_SYMREG_LANES_32
+#define KBAND_SYMREG_LANES_32 1
+#endif
+#ifndef KBAND_SYMREG_LANES_64
+#define KBAND_SYMREG_LANES_64 1
+#endif
+#ifndef KBAND_SYMREG_LANES_128
+#define KBAND_SYMREG_LANES_128 4
+#endif
+constexpr int symmetric_registers_lanes(int D) {
+  return D <= 16 ? KBAND_SYMREG_LANES_16
+                 : (D <= 32 ? KBAND_SYMREG_LANES_32 : (D <= 64 ? KBAND_SYMREG_LANES_64 : KBAND_SYMREG_LANES_128));
 }
 
 /// Teams an SM must hold (launch bounds) of the Registers variant: the
@@ -531,7 +593,8 @@ bool symmetric_registers_auto(int d) {
 /// (H100, double, 2^24 matrix elements, time over the Scratch kernel: D = 32
 /// at 16 / 20 / 24 teams 0.70 / 0.75 / 0.79, unbounded (174 registers) 1.32
 /// before the column loops started at J0; D = 16 at 24 / 32 teams 0.78 /
-/// 0.86; D = 64 at 4 / 6 / 8 teams 0.64 / 0.60 / 0.62).
+/// 0.86; D = 64 at 4 / 6 / 8 teams 0.64 / 0.60 / 0.62). D = 128 holds 128 KB
+/// of matrix: one team an SM.
 #ifndef KBAND_SYMREG_MIN_BLOCKS_16
 #define KBAND_SYMREG_MIN_BLOCKS_16 24
 #endif
@@ -541,24 +604,34 @@ bool symmetric_registers_auto(int d) {
 #ifndef KBAND_SYMREG_MIN_BLOCKS_64
 #define KBAND_SYMREG_MIN_BLOCKS_64 6
 #endif
+#ifndef KBAND_SYMREG_MIN_BLOCKS_128
+#define KBAND_SYMREG_MIN_BLOCKS_128 1
+#endif
 constexpr unsigned symmetric_registers_min_blocks(int D) {
-  return D <= 16 ? KBAND_SYMREG_MIN_BLOCKS_16 : (D <= 32 ? KBAND_SYMREG_MIN_BLOCKS_32 : KBAND_SYMREG_MIN_BLOCKS_64);
+  return D <= 16 ? KBAND_SYMREG_MIN_BLOCKS_16
+                 : (D <= 32 ? KBAND_SYMREG_MIN_BLOCKS_32
+                            : (D <= 64 ? KBAND_SYMREG_MIN_BLOCKS_64 : KBAND_SYMREG_MIN_BLOCKS_128));
 }
 
-template <int D, class Exec, class VA, class VB, class VX, class Info>
+/// Launches SymmetricSolveRegisters for d <= D: on GPUs a team of D threads
+/// of G lanes with launch bounds of MinBlocks teams an SM, on hosts a team of
+/// one thread.
+template <int D, int G = symmetric_registers_lanes(D), unsigned MinBlocks = symmetric_registers_min_blocks(D),
+          class Exec, class VA, class VB, class VX, class Info>
 void launch_symmetric_registers(const char* fn, const Exec& exec, const VA& A, const VB& b, const VX& x,
                                 const Info& info) {
   using T = typename VX::non_const_value_type;
-  constexpr int R = is_device_exec<Exec>::value ? 1 : D;
-  using K = SymmetricSolveRegisters<Exec, VA, VB, VX, Info, D, R>;
+  constexpr bool dev = is_device_exec<Exec>::value;
+  constexpr int R = dev ? 1 : D, L = dev ? G : 1;
+  using K = SymmetricSolveRegisters<Exec, VA, VB, VX, Info, D, L, R>;
   const int nmat = static_cast<int>(A.extent(0)), d = static_cast<int>(A.extent(1));
   const K k{A, b, x, info, d, std::numeric_limits<T>::quiet_NaN()};
-  Team<Exec, Kokkos::LaunchBounds<K::team_size, symmetric_registers_min_blocks(D)>> policy(exec, nmat,
-                                                                                          K::team_size);
+  Team<Exec, Kokkos::LaunchBounds<K::team_size * L, MinBlocks>> policy(exec, nmat, K::team_size, L);
   policy.set_scratch_size(0, Kokkos::PerTeam(K::scratch_bytes()));
   const int tmax = policy.team_size_max(k, Kokkos::ParallelForTag());
-  require(K::team_size <= tmax, concat(fn, ": Variant::Registers needs teams of ", K::team_size,
-                                       " threads for d=", d, "; this backend offers ", tmax));
+  require(K::team_size <= tmax && policy.impl_vector_length() == L,
+          concat(fn, ": Variant::Registers needs teams of ", K::team_size, " threads of ", L, " lanes for d=", d,
+                 "; this backend offers ", tmax, " threads of ", policy.impl_vector_length(), " lanes"));
   Kokkos::parallel_for(fn, policy, k);
 }
 
@@ -693,8 +766,10 @@ void solve_symmetric(const Exec& exec, const VA& A, const VB& b, const VX& x, co
         impl::launch_symmetric_registers<16>(fn, exec, A, b, x, info);
       else if (d <= 32)
         impl::launch_symmetric_registers<32>(fn, exec, A, b, x, info);
-      else
+      else if (d <= 64)
         impl::launch_symmetric_registers<64>(fn, exec, A, b, x, info);
+      else
+        impl::launch_symmetric_registers<128>(fn, exec, A, b, x, info);
       return;
     }
     using K = impl::SymmetricSolveKernel<Exec, VA, VB, VX, Info>;

@@ -346,7 +346,7 @@ void check_solve_symmetric(Kind kind, int d, int nmat,
   ++stats().solves;
 }
 
-// The kernels of the pivoted route: Auto (Registers on GPUs for most d <= 64),
+// The kernels of the pivoted route: Auto (Registers on GPUs for most d <= 128),
 // Scratch (the working copy in team scratch), Registers (rows of the working
 // copy in registers; on hosts a one-thread team holds the matrix).
 const kband::Variant kSymVariants[] = {kband::Variant::Auto, kband::Variant::Scratch, kband::Variant::Registers};
@@ -364,11 +364,12 @@ TYPED_TEST(HouseholderTest, SolveSymmetric) {
                                                                 kband::SymmetricTSolve::Pivoted, v);
 }
 
-// Registers at d around its tile sizes (16, 32, 64) and its phases (column
-// loops from D/4, D/2, 3D/4): the identity padding, the last reflector, the
-// T entries of the last rows.
+// Registers at d around its tile sizes (16, 32, 64, 128) and its phases
+// (column loops from D/4, D/2, 3D/4): the identity padding, the last
+// reflector, the T entries of the last rows; from D = 128 on GPUs a row
+// spans several vector lanes.
 TYPED_TEST(HouseholderTest, SolveSymmetricRegistersSizes) {
-  for (int d : {6, 7, 9, 15, 16, 18, 25, 31, 33, 47, 50, 63})
+  for (int d : {6, 7, 9, 15, 16, 18, 25, 31, 33, 47, 50, 63, 65, 95, 97, 127, 128})
     for (Kind kind : {Kind::SPD, Kind::Indefinite})
       check_solve_symmetric<TypeParam, Kokkos::LayoutRight>(kind, d, 5, kband::SymmetricTSolve::Pivoted,
                                                             kband::Variant::Registers);
@@ -401,7 +402,7 @@ TYPED_TEST(HouseholderTest, SolveSymmetricSingular) {
   using T = TypeParam;
   Exec exec;
   for (kband::Variant v : kSymVariants) {
-    for (int d : {1, 2, 5, 17, 32, 64}) {
+    for (int d : {1, 2, 5, 17, 32, 64, 128}) {
       if (!serves(v, d)) continue;
       const int nmat = 3, bad = 1;
       const std::string what = std::string("solve_symmetric singular ") + type_name(T()) + " " +
@@ -478,7 +479,7 @@ TEST(HouseholderErrors, ArgumentsAreChecked) {
   EXPECT_THROW(kband::solve_symmetric(exec, A, b, short2, info), kband::Error);
   EXPECT_THROW(kband::solve_symmetric(exec, A, b, few, info), kband::Error);
   EXPECT_THROW(kband::solve_symmetric(exec, A, b, x, info_long), kband::Error);
-  {  // variants: Registers up to d = 64; Global and Recompute are not offered; PCR takes Auto only
+  {  // variants: Registers up to d = 128; Global and Recompute are not offered; PCR takes Auto only
     kband::SolveOptions opt;
     const int big = kband::impl::symmetric_registers_max_d + 1;
     const V3 Abig("Abig", nmat, big, big);
