@@ -13,8 +13,8 @@
 //
 // One team per matrix; the working copy of A lives in team scratch (on chip
 // when it fits, else the backend's level-1 scratch), or for solve_symmetric's
-// Variant::Registers (d <= 64; the default on GPUs for most such d) a row per
-// thread in registers. Step k: u = x - alpha e1 with alpha = -sign(x_0)|x|
+// Variant::Registers (d <= 128; the default on GPUs for most such d) a row
+// per thread (of one or more vector lanes) in registers. Step k: u = x - alpha e1 with alpha = -sign(x_0)|x|
 // (x = A(k+1:, k)), H = |u|^2 / 2, p = A u / H, K = u.p / (2H), q = p - K u,
 // A <- A - q u^T - u q^T.
 #pragma once
@@ -331,21 +331,28 @@ KOKKOS_FORCEINLINE_FUNCTION void static_for(F&& f) {
 /// c the columns c, c + G, c + 2G, ... of them: C = D / G values a row a
 /// lane, in registers (on hosts G = 1 and R = D: a team of one thread holds
 /// the matrix). Rows and columns d..D-1 are the identity, which no reflector
-/// touches. Step k is householder_step's: the lanes holding column k pass x =
-/// A(k+1:, k) to their row's other lanes (a lane sum), |x|^2 and x_0 are
-/// reduced over the team, u goes to team scratch, each row forms p from its
-/// lanes' partial sums, u.p and u.y are reduced over the team together (the
-/// two parts of a complex number), q goes to team scratch and each lane
-/// updates its columns (u and q have two buffers each, alternating with k, so
-/// a step needs two barriers besides its two team reductions). v_k stays in
-/// column k of the rows below k. The T solve is SymmetricSolveKernel's
-/// (tridiagonal_lu_solve, one thread); Q is applied to z a reduction per
+/// touches. Step k is householder_step's, led by row k (the pivot row): as
+/// the trailing block is symmetric, x = A(k+1:, k) is row k past k, so row
+/// k's thread alone forms |x|^2 (a lane sum) and the reflector, puts u and
+/// 1/H in team scratch (barrier), each row forms p from its lanes' partial
+/// sums, u.p and u.y are reduced over the team together (the two parts of a
+/// complex number), q goes to team scratch (barrier) and each row below k
+/// updates its columns. u and q have two buffers each, alternating with k, so
+/// a step takes two barriers and one team reduction, and no thread picks a
+/// column out of its registers. Row k is not touched again: it keeps v_k (u
+/// past k but for u_{k+1}, which its thread keeps). The T solve is
+/// SymmetricSolveKernel's (tridiagonal_lu_solve, one thread). Q is applied to
+/// z (z_i on row i) by blocks of NB reflectors: their pivot rows put them in
+/// team scratch together (one barrier a block), then a team reduction a
 /// reflector. Reads A once (column i for row i, the same for a symmetric A,
 /// coalesced for LayoutRight) and writes x once. The loop over k runs at run
-/// time and the loops over a lane's C columns are unrolled on GPUs (a select
-/// picks column k), in four phases whose column loops start at the lane's
-/// first column past D/4, D/2 and 3D/4. (With k unrolled too, D = 32 ran no
-/// faster than the Scratch kernel; its PTX took 0.9 MB.)
+/// time and the loops over a lane's C columns are unrolled on GPUs, in four
+/// phases whose column loops start at the lane's first column past D/4, D/2
+/// and 3D/4. (With k unrolled too, D = 32 ran no faster than the Scratch
+/// kernel; its PTX took 0.9 MB.) H100, double, ns a matrix element against the
+/// kernel that picked column k out of each row with selects and reduced
+/// |x|^2 over the team (75e7992): d = 16 0.060 / 0.073, 32 0.043 / 0.049,
+/// 64 0.068 / 0.081, 128 0.234 / 0.314.
 template <class Exec, class VA, class VB, class VX, class Info, int D, int G, int R>
 struct SymmetricSolveRegisters {
   using T = typename VX::non_const_value_type;
@@ -392,8 +399,12 @@ struct SymmetricSolveRegisters {
     return lane_sum(team, c == j % G ? v : T(0));
   }
 
-  /// u and q (two buffers each), diag, offdiag, tau, y, U's three rows, flag
-  KOKKOS_INLINE_FUNCTION static constexpr size_t scratch_bytes() { return (12 * D + 8) * sizeof(T); }
+  /// Reflectors a block of the Q z pass
+  static constexpr int NB = 8;
+
+  /// u and q (two buffers each), diag, offdiag, z, U's three rows, tau, two
+  /// blocks of NB reflectors, the step's 1/H (two buffers), flag
+  KOKKOS_INLINE_FUNCTION static constexpr size_t scratch_bytes() { return ((11 + 2 * NB) * D + 8) * sizeof(T); }
 
   KOKKOS_FUNCTION void operator()(const member_type& team) const {
     const int m = team.league_rank(), t = team.team_rank();
@@ -405,14 +416,16 @@ struct SymmetricSolveRegisters {
     T* qs = us + 2 * D;
     T* dg = qs + 2 * D;
     T* od = dg + D;
-    T* tau = od + D;
-    T* ys = tau + D;
-    T* ur = ys + D;
+    T* zs = od + D;
+    T* ur = zs + D;
     T* u1 = ur + D;
     T* u2 = u1 + D;
-    T* flag = u2 + D;
+    T* tau = u2 + D;
+    T* vb = tau + D;
+    T* rhs = vb + 2 * NB * D;  // two entries
+    T* flag = rhs + 2;
     T w[R][C];
-    T y[R];
+    T y[R], myu0[R];  // u_{k+1} of the step k whose pivot row a row is
     for (int r = 0; r < R; ++r) {
       const int i = t + r * team_size;
       static_for<C, unroll>([&](auto sc) {
@@ -420,40 +433,43 @@ struct SymmetricSolveRegisters {
         w[r][s] = (i < d && j < d) ? T(A(m, j, i)) : (i == j ? T(1) : T(0));
       });
       y[r] = i < d ? T(b(m, i)) : T(0);
+      myu0[r] = 0;
     }
-    // step k touches columns > k only: the column loops of steps k >= J0 start
-    // at slot J0 / G (four phases of D/4 steps)
+    // Step k: x = A(k+1:, k) is row k's part past k (the trailing block is
+    // symmetric), so row k's thread alone forms |x|^2 and the reflector and
+    // puts u in team scratch; v_k = u stays in row k (with u_{k+1} and tau
+    // kept by its thread). The column loops of steps k >= J0 start at slot
+    // J0 / G (four phases of D/4 steps).
     const auto step = [&](auto j0c, const int k) {
       constexpr int S0 = decltype(j0c)::value / G;
       T* uk = us + (k & 1) * D;
       T* qk = qs + (k & 1) * D;
-      T xi[R];
-      Kokkos::complex<T> nx(0, 0);  // |x|^2 and x_0
       for (int r = 0; r < R; ++r) {
-        const int i = t + r * team_size;
-        const T wk = entry<S0>(team, w[r], c, k);
-        xi[r] = i > k ? wk : T(0);
-        nx += Kokkos::complex<T>(xi[r] * xi[r], i == k + 1 ? xi[r] : T(0));
-      }
-      team.team_reduce(Kokkos::Sum<Kokkos::complex<T>>(nx));
-      const T x0 = nx.imag();
-      const Reflector<T> ref = reflector(x0, nx.real());
-      const T alpha = ref.alpha, u0 = ref.u0, rH = ref.rH;
-      if (t == 0 && c == 0) {
-        od[k] = ref.skip ? x0 : alpha;
-        tau[k] = rH;
-      }
-      if (ref.skip) return;  // tau = 0: column k keeps x, which apply-Q skips
-      T ui[R];
-      for (int r = 0; r < R; ++r) {
-        const int i = t + r * team_size;
-        ui[r] = i == k + 1 ? u0 : xi[r];
-        if (c == 0) uk[i] = ui[r];  // 0 for the rows up to k
+        if (t + r * team_size != k) continue;
+        T s2 = 0;
+        static_for<C, unroll, S0>([&](auto sc) {
+          const int s = sc, j = c + G * s;
+          const T xj = j > k ? w[r][s] : T(0);
+          uk[j] = xj;
+          s2 += xj * xj;
+        });
+        s2 = lane_sum(team, s2);
+        const T x0 = entry<S0>(team, w[r], c, k + 1);
+        const Reflector<T> ref = reflector(x0, s2);
+        if (c == (k + 1) % G) uk[k + 1] = ref.u0;
+        myu0[r] = ref.u0;
+        if (c == 0) {
+          od[k] = ref.skip ? x0 : ref.alpha;
+          tau[k] = ref.rH;
+          rhs[k & 1] = ref.rH;
+        }
       }
       team.team_barrier();
-      // p = W22 u / H on the rows below k (u is 0 up to k); u.p (for K =
-      // u.p / (2H)) and u.y reduced together
-      T p[R];
+      const T rH = rhs[k & 1];
+      if (rH == T(0)) return;  // x is already a multiple of e1: P_k = I
+      // p = W22 u / H on the rows below k; u.p (for K = u.p / (2H)) and u.y
+      // reduced together, as the two parts of a complex number
+      T p[R], ui[R];
       Kokkos::complex<T> sums(0, 0);
       for (int r = 0; r < R; ++r) {
         const int i = t + r * team_size;
@@ -464,6 +480,7 @@ struct SymmetricSolveRegisters {
         });
         const T pi = lane_sum(team, acc[0] + acc[1]);
         p[r] = i > k ? pi * rH : T(0);
+        ui[r] = i > k ? uk[i] : T(0);
         sums += Kokkos::complex<T>(ui[r] * p[r], ui[r] * y[r]);
       }
       team.team_reduce(Kokkos::Sum<Kokkos::complex<T>>(sums));
@@ -475,17 +492,13 @@ struct SymmetricSolveRegisters {
         y[r] -= g * ui[r];
       }
       team.team_barrier();
-      // W22 <- W22 - q u^T - u q^T (u and q are 0 up to k); v_k = u into
-      // column k
-      const int sk = k / G;
-      const bool ownk = c == k % G;
+      // W22 <- W22 - q u^T - u q^T (u and q are 0 up to k)
       for (int r = 0; r < R; ++r) {
         const int i = t + r * team_size;
         if (i <= k) continue;
         static_for<C, unroll, S0>([&](auto sc) {
           const int s = sc, j = c + G * s;
           w[r][s] -= p[r] * uk[j] + ui[r] * qk[j];
-          if (s == sk && ownk) w[r][s] = ui[r];
         });
       }
     };
@@ -505,36 +518,48 @@ struct SymmetricSolveRegisters {
       const int i = t + r * team_size;
       const T di = entry(team, w[r], c, i);
       const T oi = entry(team, w[r], c, i > 0 ? i - 1 : 0);
-      if (c == 0 && i < d) {
-        dg[i] = di;
+      if (c == 0) {
+        zs[i] = y[r];  // 0 past d
+        if (i < d) dg[i] = di;
         if (i == d - 1 && d >= 2) od[i - 1] = oi;
-        ys[i] = y[r];
       }
     }
     team.team_barrier();
     if (t == 0 && c == 0) {
-      const int bad = tridiagonal_lu_solve(d, dg, od, ys, ur, u1, u2);
+      const int bad = tridiagonal_lu_solve(d, dg, od, zs, ur, u1, u2);
       info(m) = bad;
       flag[0] = bad != 0 ? T(1) : T(0);
     }
     team.team_barrier();
-    // x = Q z = P_0 (P_1 (... P_{d-3} z)), z in y
+    // x = Q z = P_0 (P_1 (... P_{d-3} z)), z_i kept by row i: NB pivot rows at
+    // a time put their v_k (their row past k, with u_{k+1} in place of x_0)
+    // in team scratch (two buffers of NB), then each reflector takes a team
+    // reduction, v_k.z
     for (int r = 0; r < R; ++r) {
       const int i = t + r * team_size;
-      y[r] = i < d ? ys[i] : T(0);
+      y[r] = zs[i];
     }
-    for (int k = d - 3; k >= 0; --k) {
-      const T tk = tau[k];
-      if (tk == T(0)) continue;
-      T s = 0, vk[R];
+    for (int kb = d - 3, blk = 0; kb >= 0; kb -= NB, ++blk) {
+      T* vbk = vb + (blk & 1) * NB * D;
+      const int nb = kb + 1 < NB ? kb + 1 : NB;  // reflectors kb, kb-1, ..., kb-nb+1
       for (int r = 0; r < R; ++r) {
-        const T v = entry(team, w[r], c, k);
-        vk[r] = t + r * team_size > k ? v : T(0);
-        s += vk[r] * y[r];
+        const int q = kb - (t + r * team_size);
+        if (q < 0 || q >= nb) continue;
+        const int kk = kb - q;
+        static_for<C, unroll>([&](auto sc) {
+          const int s = sc, j = c + G * s;
+          vbk[q * D + j] = j == kk + 1 ? myu0[r] : (j > kk ? w[r][s] : T(0));
+        });
       }
-      team.team_reduce(Kokkos::Sum<T>(s));
-      const T g = s * tk;
-      for (int r = 0; r < R; ++r) y[r] -= g * vk[r];
+      team.team_barrier();
+      for (int q = 0; q < nb; ++q) {
+        const T* v = vbk + q * D;
+        T s = 0;
+        for (int r = 0; r < R; ++r) s += v[t + r * team_size] * y[r];
+        team.team_reduce(Kokkos::Sum<T>(s));
+        const T g = s * tau[kb - q];
+        for (int r = 0; r < R; ++r) y[r] -= g * v[t + r * team_size];
+      }
     }
     const bool failed = flag[0] != T(0);
     for (int r = 0; r < R; ++r) {
@@ -560,17 +585,20 @@ int symmetric_solve_team_size(int d) {
 /// 128; on GPUs a matrix row takes one thread of G lanes).
 constexpr int symmetric_registers_max_d = 128;
 
-/// Auto: Registers on GPUs for d <= 16 and where the padding to D = 32 or
-/// 64 is at most a quarter of D (H100, time of Registers over Scratch:
-/// d = 7: 0.96, 16: 0.81, 20: 1.17, 32: 0.74, 48: 0.93, 50: 0.95, 64: 0.62),
-/// and for 64 < d <= 128, where the Scratch kernel's matrix leaves the chip.
+/// Auto: Registers on GPUs for d <= 16 and where the padding to D = 32, 64
+/// or 128 is at most a quarter of D (H100, time of Registers over Scratch:
+/// d = 7: 0.96, 16: 0.81, 20: 1.17, 32: 0.74, 48: 0.93, 50: 0.95, 64: 0.62;
+/// D = 128, where the Scratch kernel's matrix no longer fits on chip: d = 80:
+/// 1.88, 96: 0.95, 112: 0.68, 128: 0.74).
 template <class Exec>
 bool symmetric_registers_auto(int d) {
   return is_device_exec<Exec>::value &&
-         (d <= 16 || (d >= 24 && d <= 32) || (d >= 48 && d <= symmetric_registers_max_d));
+         (d <= 16 || (d >= 24 && d <= 32) || (d >= 48 && d <= 64) || (d >= 96 && d <= symmetric_registers_max_d));
 }
 
-/// Vector lanes a matrix row takes on GPUs (G): C = D / G values a lane.
+/// Vector lanes a matrix row takes on GPUs (G): C = D / G values a lane
+/// (H100, double, ns a matrix element: D = 32 at G = 1 / 2: 0.049 / 0.10 with
+/// 75e7992's kernel; D = 128 at G = 2 / 4: 0.234 / 0.276).
 #ifndef KBAND_SYMREG_LANES_16
 #define KBAND_SYMREG_LANES_16 1
 #endif
@@ -581,7 +609,7 @@ bool symmetric_registers_auto(int d) {
 #define KBAND_SYMREG_LANES_64 1
 #endif
 #ifndef KBAND_SYMREG_LANES_128
-#define KBAND_SYMREG_LANES_128 4
+#define KBAND_SYMREG_LANES_128 2
 #endif
 constexpr int symmetric_registers_lanes(int D) {
   return D <= 16 ? KBAND_SYMREG_LANES_16
@@ -721,14 +749,15 @@ enum class SymmetricTSolve { Pivoted, PCR };
 /// x(m,:) is then NaN. Pivoted (the default) runs as one kernel and needs no
 /// workspace; PCR composes tridiagonalize, apply_q and pcr and allocates its
 /// workspace per call. opt.variant picks the Pivoted kernel:
-///  * Registers (d <= 64): a team of D = 16, 32 or 64 threads (the first of
-///    these >= d) per matrix on GPUs, a matrix row a thread in registers
+///  * Registers (d <= 128): a team of D = 16, 32, 64 or 128 threads (the
+///    first of these >= d) per matrix on GPUs, a matrix row a thread in
+///    registers (D = 128: a thread of two vector lanes, 64 values each)
 ///    (impl::SymmetricSolveRegisters; on hosts a one-thread team holds the
 ///    matrix);
 ///  * Scratch: the matrix in team scratch (impl::SymmetricSolveKernel), any d;
 ///    opt.team_size sets its threads per team on GPUs (0 = kband's choice);
-///  * Auto (default): Registers on GPUs for d <= 16, 24..32 and 48..64,
-///    else Scratch.
+///  * Auto (default): Registers on GPUs for d <= 16, 24..32, 48..64 and
+///    96..128, else Scratch.
 /// Global and Recompute throw, and the PCR T solve takes Auto only.
 template <class Exec, class VA, class VB, class VX, class Info>
 void solve_symmetric(const Exec& exec, const VA& A, const VB& b, const VX& x, const Info& info,
