@@ -388,16 +388,18 @@ struct GTSVPerSystemRegisters : RegisterBase<Exec, batch_value_t<BX>, M> {
 
   // the launch geometry of thomas' per-system kernel. Auto: contiguous
   // batches at any n the teams allow, interleaved and grouped ones up to
-  // n = 512 (H100, double, time over thomas' Auto time, Registers against
-  // Recompute: grouped n = 512 1.14 / 1.46, interleaved 0.99 / 1.04; n =
-  // 1024: 1.14 / 1.05 and 1.89 / 1.03)
+  // n = 512 in double and 256 in float, which rescales every row (H100, time
+  // over thomas' Auto time, Registers against Recompute: double, grouped
+  // n = 512 1.14 / 1.46, interleaved 0.99 / 1.04; n = 1024: 1.14 / 1.05 and
+  // 1.89 / 1.03; float, n = 256: grouped 1.43 / 1.65, interleaved 1.19 /
+  // 1.12; n = 512: 1.70 / 1.51 and 1.91 / 1.10)
   using Thomas = ThomasPerSystemRegisters<Exec, BA, BB, BC, BD, BX, Info, M>;
   static constexpr int kSystemsPerTeam = Thomas::kSystemsPerTeam;
   static constexpr int kMinTeamStrided = Thomas::kMinTeamStrided;
   static constexpr bool kAutoContiguous = true;
   static constexpr int kMaxBlocksStrided = Thomas::kMaxBlocksStrided;
-  static constexpr int kAutoChunks = 64;
-  static constexpr int kAutoChunksInterleaved = 64;
+  static constexpr int kAutoChunks = sizeof(T) >= 8 ? 64 : 32;
+  static constexpr int kAutoChunksInterleaved = kAutoChunks;
 
   static constexpr size_t kEntryDB = scan_entry<T, GTSVDirSum<T>>() > scan_entry<T, GTSVBackSum<T>>()
                                          ? scan_entry<T, GTSVDirSum<T>>()
