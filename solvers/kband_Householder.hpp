@@ -588,8 +588,8 @@ constexpr int symmetric_registers_max_d = 128;
 /// Auto: Registers on GPUs for d <= 16 and where the padding to D = 32, 64
 /// or 128 is at most a quarter of D (H100, time of Registers over Scratch:
 /// d = 7: 0.96, 16: 0.81, 20: 1.17, 32: 0.74, 48: 0.93, 50: 0.95, 64: 0.62;
-/// D = 128, where the Scratch kernel's matrix no longer fits on chip: d = 80:
-/// 1.88, 96: 0.95, 112: 0.68, 128: 0.74).
+/// D = 128, where the Scratch kernel's matrix no longer fits on chip: d = 96:
+/// 0.80, 128: 0.62; with earlier kernels d = 80: 1.88, 112: 0.68).
 template <class Exec>
 bool symmetric_registers_auto(int d) {
   return is_device_exec<Exec>::value &&
