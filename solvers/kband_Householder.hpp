@@ -599,22 +599,7 @@ bool symmetric_registers_auto(int d) {
 /// Vector lanes a matrix row takes on GPUs (G): C = D / G values a lane
 /// (H100, double, ns a matrix element: D = 32 at G = 1 / 2: 0.049 / 0.10 with
 /// 75e7992's kernel; D = 128 at G = 2 / 4: 0.234 / 0.276).
-#ifndef KBAND_SYMREG_LANES_16
-#define KBAND_SYMREG_LANES_16 1
-#endif
-#ifndef KBAND_SYMREG_LANES_32
-#define KBAND_SYMREG_LANES_32 1
-#endif
-#ifndef KBAND_SYMREG_LANES_64
-#define KBAND_SYMREG_LANES_64 1
-#endif
-#ifndef KBAND_SYMREG_LANES_128
-#define KBAND_SYMREG_LANES_128 2
-#endif
-constexpr int symmetric_registers_lanes(int D) {
-  return D <= 16 ? KBAND_SYMREG_LANES_16
-                 : (D <= 32 ? KBAND_SYMREG_LANES_32 : (D <= 64 ? KBAND_SYMREG_LANES_64 : KBAND_SYMREG_LANES_128));
-}
+constexpr int symmetric_registers_lanes(int D) { return D >= 128 ? 2 : 1; }
 
 /// Teams an SM must hold (launch bounds) of the Registers variant: the
 /// kernel is bound by latency, so residency pays up to where spills cost more
