@@ -14,9 +14,9 @@
 // One team per matrix; the working copy of A lives in team scratch (on chip
 // when it fits, else the backend's level-1 scratch), or for solve_symmetric's
 // Variant::Registers (d <= 128; the default on GPUs for most such d) a row
-// per thread (of one or more vector lanes) in registers. Step k: u = x - alpha e1 with alpha = -sign(x_0)|x|
-// (x = A(k+1:, k)), H = |u|^2 / 2, p = A u / H, K = u.p / (2H), q = p - K u,
-// A <- A - q u^T - u q^T.
+// per thread (of one or more vector lanes) in registers. Step k: u = x -
+// alpha e1 with alpha = -sign(x_0)|x| (x = A(k+1:, k)), H = |u|^2 / 2,
+// p = A u / H, K = u.p / (2H), q = p - K u, A <- A - q u^T - u q^T.
 #pragma once
 
 #include "kband_GTSV.hpp"
@@ -437,9 +437,9 @@ struct SymmetricSolveRegisters {
     }
     // Step k: x = A(k+1:, k) is row k's part past k (the trailing block is
     // symmetric), so row k's thread alone forms |x|^2 and the reflector and
-    // puts u in team scratch; v_k = u stays in row k (with u_{k+1} and tau
-    // kept by its thread). The column loops of steps k >= J0 start at slot
-    // J0 / G (four phases of D/4 steps).
+    // puts u, tau and 1/H in team scratch; v_k = u stays in row k (with
+    // u_{k+1} kept by its thread). The column loops of steps k >= J0 start at
+    // slot J0 / G (four phases of D/4 steps).
     const auto step = [&](auto j0c, const int k) {
       constexpr int S0 = decltype(j0c)::value / G;
       T* uk = us + (k & 1) * D;
