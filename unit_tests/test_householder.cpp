@@ -36,8 +36,13 @@ struct Mats {
   T at(int m, int i, int j) const { return v[(static_cast<size_t>(m) * d + i) * d + j]; }
 };
 
-enum class Kind { Symmetric, SPD, Indefinite };
-const char* kind_name(Kind k) { return k == Kind::Symmetric ? "symmetric" : (k == Kind::SPD ? "spd" : "indefinite"); }
+// Decoupled: SPD with couplings removed, so that some reflectors are skipped
+// (x = 0): even matrices diagonal, odd ones two blocks split at d/2.
+enum class Kind { Symmetric, SPD, Indefinite, Decoupled };
+const char* kind_name(Kind k) {
+  return k == Kind::Symmetric ? "symmetric"
+                              : (k == Kind::SPD ? "spd" : (k == Kind::Indefinite ? "indefinite" : "decoupled"));
+}
 
 template <class T>
 Mats<T> make_matrices(Kind kind, int nmat, int d, std::uint64_t salt = 0) {
@@ -53,14 +58,16 @@ Mats<T> make_matrices(Kind kind, int nmat, int d, std::uint64_t salt = 0) {
     if (kind == Kind::Symmetric) {
       for (int i = 0; i < d; ++i)
         for (int j = 0; j <= i; ++j) mm(i, j) = mm(j, i) = rng.uniform(-1, 1);
-    } else if (kind == Kind::SPD) {
+    } else if (kind == Kind::SPD || kind == Kind::Decoupled) {
       std::vector<R> Bm(M.size());
       for (auto& e : Bm) e = rng.uniform(-1, 1);
+      const int h = d / 2;  // Decoupled, odd m: rows [0, h) and [h, d) are not coupled
       for (int i = 0; i < d; ++i)
         for (int j = 0; j <= i; ++j) {
           R s = i == j ? R(d) : R(0);
           for (int k = 0; k < d; ++k) s += Bm[static_cast<size_t>(i) * d + k] * Bm[static_cast<size_t>(j) * d + k];
-          mm(i, j) = mm(j, i) = s;
+          const bool cut = kind == Kind::Decoupled && i != j && (m % 2 == 0 || (i < h) != (j < h));
+          mm(i, j) = mm(j, i) = cut ? R(0) : s;
         }
     } else {
       std::fill(M.begin(), M.end(), R(0));
@@ -373,6 +380,18 @@ TYPED_TEST(HouseholderTest, SolveSymmetricRegistersSizes) {
     for (Kind kind : {Kind::SPD, Kind::Indefinite})
       check_solve_symmetric<TypeParam, Kokkos::LayoutRight>(kind, d, 5, kband::SymmetricTSolve::Pivoted,
                                                             kband::Variant::Registers);
+}
+
+// Matrices whose reduction skips reflectors (x = 0: diagonal matrices, and
+// two decoupled blocks), every kernel and both T solves.
+TYPED_TEST(HouseholderTest, SolveSymmetricDecoupled) {
+  for (int d : {3, 5, 20, 40, 100, 128}) {
+    for (kband::Variant v : kSymVariants)
+      if (serves(v, d))
+        check_solve_symmetric<TypeParam, Kokkos::LayoutRight>(Kind::Decoupled, d, 4, kband::SymmetricTSolve::Pivoted,
+                                                              v);
+    check_solve_symmetric<TypeParam, Kokkos::LayoutRight>(Kind::Decoupled, d, 4, kband::SymmetricTSolve::PCR);
+  }
 }
 
 // The PCR T solve (the composed pipeline: tridiagonalize, apply_q, pcr) on
