@@ -339,20 +339,24 @@ KOKKOS_FORCEINLINE_FUNCTION void static_for(F&& f) {
 /// complex number), q goes to team scratch (barrier) and each row below k
 /// updates its columns. u and q have two buffers each, alternating with k, so
 /// a step takes two barriers and one team reduction, and no thread picks a
-/// column out of its registers. Row k is not touched again: it keeps v_k (u
-/// past k but for u_{k+1}, which its thread keeps). The T solve is
-/// SymmetricSolveKernel's (tridiagonal_lu_solve, one thread). Q is applied to
-/// z (z_i on row i) by blocks of NB reflectors: their pivot rows put them in
-/// team scratch together (one barrier a block), then a team reduction a
-/// reflector. Reads A once (column i for row i, the same for a symmetric A,
-/// coalesced for LayoutRight) and writes x once. The loop over k runs at run
-/// time and the loops over a lane's C columns are unrolled on GPUs, in four
-/// phases whose column loops start at the lane's first column past D/4, D/2
-/// and 3D/4. (With k unrolled too, D = 32 ran no faster than the Scratch
-/// kernel; its PTX took 0.9 MB.) H100, double, ns a matrix element against the
-/// kernel that picked column k out of each row with selects and reduced
-/// |x|^2 over the team (75e7992): d = 16 0.060 / 0.073, 32 0.043 / 0.049,
-/// 64 0.068 / 0.081, 128 0.234 / 0.314.
+/// column out of its registers; a lane reads u and q in pairs of columns.
+/// Row k is not touched again: it keeps v_k (u past k but for u_{k+1}, which
+/// its thread keeps). The T solve is SymmetricSolveKernel's
+/// (tridiagonal_lu_solve, one thread). Q is applied to z (z_i on row i) by
+/// blocks of NB reflectors, with no team reduction: the block's pivot rows
+/// put their v_k and every row its z_i in team scratch (barrier), the team
+/// forms v.z for each reflector and v.v for each pair of them, a thread each
+/// (barrier), and every row runs the block's recurrence for its z_i. Reads A
+/// once (column i for row i, the same for a symmetric A, coalesced for
+/// LayoutRight) and writes x once. The loop over k runs at run time and the
+/// loops over a lane's C columns are unrolled on GPUs, in four phases whose
+/// column loops start at the lane's first column past D/4, D/2 and 3D/4 (and
+/// test against k only their first D/4 columns). (With k unrolled too, D = 32
+/// ran no faster than the Scratch kernel; its PTX took 0.9 MB.) H100, double,
+/// ns a matrix element, d = 16 / 32 / 64 / 96 / 128: 0.046 / 0.033 / 0.055 /
+/// 0.263 / 0.195; with a team reduction a reflector in the Q pass and no
+/// pairs 0.062 / 0.043 / 0.068 / 0.319 / 0.236 (a3d5069; without its Q pass
+/// 0.040 / 0.028 / 0.045 / 0.264 / 0.192).
 template <class Exec, class VA, class VB, class VX, class Info, int D, int G, int R>
 struct SymmetricSolveRegisters {
   using T = typename VX::non_const_value_type;
@@ -402,9 +406,27 @@ struct SymmetricSolveRegisters {
   /// Reflectors a block of the Q z pass
   static constexpr int NB = 8;
 
+  /// u and q are kept lane by lane: column j at pos(j) = (j % G) CP + j / G,
+  /// so that a lane reads its columns in pairs (CP = C, padded by two values
+  /// for G > 1 so that the lanes' pairs fall in different banks)
+  static constexpr int CP = C + (G > 1 ? 2 : 0);
+  static constexpr int BU = G * CP;  // values of a u or q buffer
+  KOKKOS_FORCEINLINE_FUNCTION static int pos(const int j) { return G == 1 ? j : (j % G) * CP + j / G; }
+  struct alignas(2 * sizeof(T)) Pair {
+    T a, b;
+  };
+  /// Row stride of a Q block's buffer (NB reflectors and z): even, and rows
+  /// in different banks
+  static constexpr int DS = D + 2;
+  /// Dot products of a Q block: NB a_q and NB (NB - 1) / 2 G_qp
+  static constexpr int NG = NB * (NB + 1) / 2;
+
   /// u and q (two buffers each), diag, offdiag, z, U's three rows, tau, two
-  /// blocks of NB reflectors, the step's 1/H (two buffers), flag
-  KOKKOS_INLINE_FUNCTION static constexpr size_t scratch_bytes() { return ((11 + 2 * NB) * D + 8) * sizeof(T); }
+  /// Q blocks, their dot products, the step's 1/H (two buffers), flag, and
+  /// room to align the start to a pair
+  KOKKOS_INLINE_FUNCTION static constexpr size_t scratch_bytes() {
+    return (4 * BU + 7 * D + 2 * (NB + 1) * DS + NG + 3 + 2) * sizeof(T);
+  }
 
   KOKKOS_FUNCTION void operator()(const member_type& team) const {
     const int m = team.league_rank(), t = team.team_rank();
@@ -412,9 +434,9 @@ struct SymmetricSolveRegisters {
     // hosts have one lane (G = 1)
     int c = 0;
     if constexpr (G > 1) Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, G), [&](const int l) { c = l; });
-    T* us = static_cast<T*>(team.team_scratch(0).get_shmem(scratch_bytes()));
-    T* qs = us + 2 * D;
-    T* dg = qs + 2 * D;
+    T* us = static_cast<T*>(team.team_scratch(0).get_shmem_aligned(scratch_bytes(), 2 * sizeof(T)));
+    T* qs = us + 2 * BU;
+    T* dg = qs + 2 * BU;
     T* od = dg + D;
     T* zs = od + D;
     T* ur = zs + D;
@@ -422,7 +444,7 @@ struct SymmetricSolveRegisters {
     T* u2 = u1 + D;
     T* tau = u2 + D;
     T* vb = tau + D;
-    T* rhs = vb + 2 * NB * D;  // two entries
+    T* rhs = vb + 2 * (NB + 1) * DS + NG;  // two entries, after the Q blocks' dot products
     T* flag = rhs + 2;
     T w[R][C];
     T y[R], myu0[R];  // u_{k+1} of the step k whose pivot row a row is
@@ -442,21 +464,27 @@ struct SymmetricSolveRegisters {
     // slot J0 / G (four phases of D/4 steps).
     const auto step = [&](auto j0c, const int k) {
       constexpr int S0 = decltype(j0c)::value / G;
-      T* uk = us + (k & 1) * D;
-      T* qk = qs + (k & 1) * D;
+      T* uk = us + (k & 1) * BU;
+      T* qk = qs + (k & 1) * BU;
+      T* ul = uk + c * CP;  // this lane's columns
+      T* ql = qk + c * CP;
       for (int r = 0; r < R; ++r) {
         if (t + r * team_size != k) continue;
-        T s2 = 0;
-        static_for<C, unroll, S0>([&](auto sc) {
-          const int s = sc, j = c + G * s;
-          const T xj = j > k ? w[r][s] : T(0);
-          uk[j] = xj;
-          s2 += xj * xj;
+        T s2c[4] = {0, 0, 0, 0};
+        static_for<C / 2, unroll, S0 / 2>([&](auto sc) {
+          const int s = 2 * sc, j = c + G * s;
+          // columns past the phase's first D/4 lie past k
+          const bool win = static_cast<int>(sc) * 2 < S0 + D / (4 * G);
+          const T x0j = !win || j > k ? w[r][s] : T(0);
+          const T x1j = !win || j + G > k ? w[r][s + 1] : T(0);
+          reinterpret_cast<Pair*>(ul)[sc] = Pair{x0j, x1j};
+          s2c[(sc & 1) * 2] += x0j * x0j;
+          s2c[(sc & 1) * 2 + 1] += x1j * x1j;
         });
-        s2 = lane_sum(team, s2);
-        const T x0 = entry<S0>(team, w[r], c, k + 1);
+        const T s2 = lane_sum(team, (s2c[0] + s2c[1]) + (s2c[2] + s2c[3]));
+        const T x0 = lane_sum(team, c == (k + 1) % G ? uk[pos(k + 1)] : T(0));
         const Reflector<T> ref = reflector(x0, s2);
-        if (c == (k + 1) % G) uk[k + 1] = ref.u0;
+        if (c == (k + 1) % G) uk[pos(k + 1)] = ref.u0;
         myu0[r] = ref.u0;
         if (c == 0) {
           od[k] = ref.skip ? x0 : ref.alpha;
@@ -473,14 +501,16 @@ struct SymmetricSolveRegisters {
       Kokkos::complex<T> sums(0, 0);
       for (int r = 0; r < R; ++r) {
         const int i = t + r * team_size;
-        T acc[2] = {0, 0};  // two chains of FMAs
-        static_for<C, unroll, S0>([&](auto sc) {
-          const int s = sc;
-          acc[s & 1] += w[r][s] * uk[c + G * s];
+        T acc[4] = {0, 0, 0, 0};  // four chains of FMAs
+        static_for<C / 2, unroll, S0 / 2>([&](auto sc) {
+          const int s = 2 * sc;
+          const Pair v = reinterpret_cast<const Pair*>(ul)[sc];
+          acc[(sc & 1) * 2] += w[r][s] * v.a;
+          acc[(sc & 1) * 2 + 1] += w[r][s + 1] * v.b;
         });
-        const T pi = lane_sum(team, acc[0] + acc[1]);
+        const T pi = lane_sum(team, (acc[0] + acc[1]) + (acc[2] + acc[3]));
         p[r] = i > k ? pi * rH : T(0);
-        ui[r] = i > k ? uk[i] : T(0);
+        ui[r] = i > k ? uk[pos(i)] : T(0);
         sums += Kokkos::complex<T>(ui[r] * p[r], ui[r] * y[r]);
       }
       team.team_reduce(Kokkos::Sum<Kokkos::complex<T>>(sums));
@@ -488,7 +518,7 @@ struct SymmetricSolveRegisters {
       for (int r = 0; r < R; ++r) {
         const int i = t + r * team_size;
         p[r] -= K * ui[r];  // q
-        if (c == 0) qk[i] = p[r];
+        if (c == 0) qk[pos(i)] = p[r];
         y[r] -= g * ui[r];
       }
       team.team_barrier();
@@ -496,9 +526,11 @@ struct SymmetricSolveRegisters {
       for (int r = 0; r < R; ++r) {
         const int i = t + r * team_size;
         if (i <= k) continue;
-        static_for<C, unroll, S0>([&](auto sc) {
-          const int s = sc, j = c + G * s;
-          w[r][s] -= p[r] * uk[j] + ui[r] * qk[j];
+        static_for<C / 2, unroll, S0 / 2>([&](auto sc) {
+          const int s = 2 * sc;
+          const Pair u2 = reinterpret_cast<const Pair*>(ul)[sc], q2 = reinterpret_cast<const Pair*>(ql)[sc];
+          w[r][s] -= p[r] * u2.a + ui[r] * q2.a;
+          w[r][s + 1] -= p[r] * u2.b + ui[r] * q2.b;
         });
       }
     };
@@ -531,34 +563,73 @@ struct SymmetricSolveRegisters {
       flag[0] = bad != 0 ? T(1) : T(0);
     }
     team.team_barrier();
-    // x = Q z = P_0 (P_1 (... P_{d-3} z)), z_i kept by row i: NB pivot rows at
-    // a time put their v_k (their row past k, with u_{k+1} in place of x_0)
-    // in team scratch (two buffers of NB), then each reflector takes a team
-    // reduction, v_k.z
+    // x = Q z = P_0 (P_1 (... P_{d-3} z)), z_i kept by row i, by blocks of NB
+    // reflectors (v_k is row k past k, with u_{k+1} in place of x_0)
     for (int r = 0; r < R; ++r) {
       const int i = t + r * team_size;
       y[r] = zs[i];
     }
+    // A block's reflectors P_{k_q}, k_q = kb - q, q = 0..nb-1, applied in
+    // turn: z_{q+1} = z_q - tau_q s_q v_q with s_q = v_q.z_q = v_q.z_0 -
+    // sum_{p<q} tau_p s_p v_q.v_p. The pivot rows put v_q in rows q of a
+    // buffer and every row its z_i in row NB (barrier); the team forms the
+    // nb + nb (nb - 1) / 2 dot products a_q = v_q.z and G_qp = v_q.v_p (p <
+    // q), a thread (lane) each (barrier); every row then runs the recurrence
+    // for tau_q s_q and updates its z_i.
+    T* gs = vb + 2 * (NB + 1) * DS;  // a_q at q, G_qp at NB + q (q - 1) / 2 + p
     for (int kb = d - 3, blk = 0; kb >= 0; kb -= NB, ++blk) {
-      T* vbk = vb + (blk & 1) * NB * D;
+      T* vbk = vb + (blk & 1) * (NB + 1) * DS;
       const int nb = kb + 1 < NB ? kb + 1 : NB;  // reflectors kb, kb-1, ..., kb-nb+1
       for (int r = 0; r < R; ++r) {
-        const int q = kb - (t + r * team_size);
+        const int i = t + r * team_size;
+        if (c == 0) vbk[NB * DS + i] = y[r];
+        const int q = kb - i;
         if (q < 0 || q >= nb) continue;
         const int kk = kb - q;
         static_for<C, unroll>([&](auto sc) {
           const int s = sc, j = c + G * s;
-          vbk[q * D + j] = j == kk + 1 ? myu0[r] : (j > kk ? w[r][s] : T(0));
+          vbk[q * DS + j] = j == kk + 1 ? myu0[r] : (j > kk ? w[r][s] : T(0));
         });
       }
       team.team_barrier();
-      for (int q = 0; q < nb; ++q) {
-        const T* v = vbk + q * D;
-        T s = 0;
-        for (int r = 0; r < R; ++r) s += v[t + r * team_size] * y[r];
-        team.team_reduce(Kokkos::Sum<T>(s));
-        const T g = s * tau[kb - q];
-        for (int r = 0; r < R; ++r) y[r] -= g * v[t + r * team_size];
+      const int ne = nb + nb * (nb - 1) / 2, j0 = kb - nb + 2;  // every v_q is 0 before j0
+      for (int e = t * G + c; e < ne; e += team_size * G) {
+        int q = e, p = NB, slot = e;  // a_q: row q against z (row NB)
+        if (e >= nb) {
+          p = e - nb;
+          for (q = 1; p >= q; ++q) p -= q;
+          slot = NB + q * (q - 1) / 2 + p;
+        }
+        const T* vq = vbk + q * DS;
+        const T* vp = vbk + p * DS;
+        T acc[4] = {0, 0, 0, 0};
+        int j = j0;
+        for (; j + 3 < d; j += 4) {
+          acc[0] += vq[j] * vp[j];
+          acc[1] += vq[j + 1] * vp[j + 1];
+          acc[2] += vq[j + 2] * vp[j + 2];
+          acc[3] += vq[j + 3] * vp[j + 3];
+        }
+        for (; j < d; ++j) acc[0] += vq[j] * vp[j];
+        gs[slot] = (acc[0] + acc[1]) + (acc[2] + acc[3]);
+      }
+      team.team_barrier();
+      T ts[NB];  // tau_q s_q
+      static_for<NB, unroll>([&](auto qc) {
+        const int q = qc;
+        T v = gs[q];
+        static_for<NB, unroll>([&](auto pc) {
+          const int p = pc;
+          if (p < q) v -= ts[p] * gs[NB + q * (q - 1) / 2 + p];
+        });
+        ts[q] = q < nb ? tau[kb - q] * v : T(0);
+      });
+      for (int r = 0; r < R; ++r) {
+        const int i = t + r * team_size;
+        static_for<NB, unroll>([&](auto qc) {
+          const int q = qc;
+          y[r] -= ts[q] * vbk[q * DS + i];
+        });
       }
     }
     const bool failed = flag[0] != T(0);
