@@ -628,7 +628,7 @@ struct SymmetricSolveRegisters {
         const int i = t + r * team_size;
         static_for<NB, unroll>([&](auto qc) {
           const int q = qc;
-          y[r] -= ts[q] * vbk[q * DS + i];
+          if (q < nb) y[r] -= ts[q] * vbk[q * DS + i];  // rows q >= nb: not written (may be NaN)
         });
       }
     }

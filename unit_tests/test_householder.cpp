@@ -284,10 +284,30 @@ TYPED_TEST(HouseholderTest, Tridiagonalize) {
 }
 
 // x = A^-1 b for SPD and symmetric indefinite matrices; A, b, x in layout Lay.
+// Leaves v in the team scratch (level 0) of every team of a launch that
+// covers the device, so that a kernel which reads scratch it did not write
+// reads v (on hosts the scratch pool is reused from launch to launch; on GPUs
+// the next kernel's blocks mostly get the same shared memory).
+template <class T>
+void fill_team_scratch(const Exec& exec, const T v) {
+  using Policy = Kokkos::TeamPolicy<Exec>;
+  const int bytes = static_cast<int>(std::min<size_t>(Policy::scratch_size_max(0), 48 * 1024));
+  const int n = bytes / static_cast<int>(sizeof(T));
+  const int league = kband::impl::is_device_exec<Exec>::value ? 4096 : 1;
+  Policy pol(exec, league, Kokkos::AUTO);
+  pol.set_scratch_size(0, Kokkos::PerTeam(bytes));
+  Kokkos::parallel_for(
+      "fill_team_scratch", pol, KOKKOS_LAMBDA(const typename Policy::member_type& m) {
+        T* p = static_cast<T*>(m.team_scratch(0).get_shmem(n * sizeof(T)));
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(m, n), [&](const int i) { p[i] = v; });
+      });
+  exec.fence();
+}
+
 template <class T, class Lay>
 void check_solve_symmetric(Kind kind, int d, int nmat,
                            kband::SymmetricTSolve tsolve = kband::SymmetricTSolve::Pivoted,
-                           kband::Variant variant = kband::Variant::Auto) {
+                           kband::Variant variant = kband::Variant::Auto, bool dirty_scratch = false) {
   Exec exec;
   const bool pcr = tsolve == kband::SymmetricTSolve::PCR;
   const std::string what = std::string("solve_symmetric ") + (pcr ? "(pcr) " : "") + kind_name(kind) + " " +
@@ -311,6 +331,7 @@ void check_solve_symmetric(Kind kind, int d, int nmat,
   poison_info(info);
   kband::SolveOptions opt;
   opt.variant = variant;
+  if (dirty_scratch) fill_team_scratch(exec, nan_value<T>());
   kband::solve_symmetric(exec, Ad, b, x, info, tsolve, opt);
   exec.fence();
   const auto hx = to_host(x);
@@ -380,6 +401,18 @@ TYPED_TEST(HouseholderTest, SolveSymmetricRegistersSizes) {
     for (Kind kind : {Kind::SPD, Kind::Indefinite})
       check_solve_symmetric<TypeParam, Kokkos::LayoutRight>(kind, d, 5, kband::SymmetricTSolve::Pivoted,
                                                             kband::Variant::Registers);
+}
+
+// Scratch left full of NaN by an earlier kernel: no kernel may read scratch
+// it did not write, even where the value read is multiplied by 0 (the Q pass
+// of Registers takes blocks of 8 reflectors; the last block of most d is
+// short).
+TYPED_TEST(HouseholderTest, SolveSymmetricDirtyScratch) {
+  for (int d : {3, 5, 12, 16, 17, 33, 64, 100, 128})
+    for (kband::Variant v : kSymVariants)
+      if (serves(v, d))
+        check_solve_symmetric<TypeParam, Kokkos::LayoutRight>(Kind::SPD, d, 3, kband::SymmetricTSolve::Pivoted, v,
+                                                              /*dirty_scratch=*/true);
 }
 
 // Matrices whose reduction skips reflectors (x = 0: diagonal matrices, and
