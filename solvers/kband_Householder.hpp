@@ -333,8 +333,7 @@ KOKKOS_FORCEINLINE_FUNCTION void static_for(F&& f) {
 /// the matrix). Rows and columns d..D-1 are the identity, which no reflector
 /// touches. Step k is householder_step's, led by row k (the pivot row): as
 /// the trailing block is symmetric, x = A(k+1:, k) is row k past k, so row
-/// k's thread alone puts x in team scratch and forms |x|^2 (a lane sum), as
-/// it updates its row in step k - 1, then the reflector, puts u_{k+1} and
+/// k's thread alone forms |x|^2 (a lane sum) and the reflector, puts u and
 /// 1/H in team scratch (barrier), each row forms p from its lanes' partial
 /// sums, u.p and u.y are reduced over the team together (the two parts of a
 /// complex number), q goes to team scratch (barrier) and each row below k
@@ -352,12 +351,16 @@ KOKKOS_FORCEINLINE_FUNCTION void static_for(F&& f) {
 /// LayoutRight) and writes x once. The loop over k runs at run time and the
 /// loops over a lane's C columns are unrolled on GPUs, in four phases whose
 /// column loops start at the lane's first column past D/4, D/2 and 3D/4 (and
-/// test against k only their first D/4 + 2 columns). (With k unrolled too,
-/// D = 32 ran no faster than the Scratch kernel; its PTX took 0.9 MB.) H100, double,
-/// ns a matrix element, d = 16 / 32 / 64 / 96 / 128: 0.046 / 0.033 / 0.055 /
-/// 0.263 / 0.195; with a team reduction a reflector in the Q pass and no
+/// test against k only their first D/4 columns). (With k unrolled too, D = 32
+/// ran no faster than the Scratch kernel; its PTX took 0.9 MB.) H100, double,
+/// ns a matrix element, d = 16 / 32 / 64 / 96 / 128: 0.047 / 0.032 / 0.055 /
+/// 0.256 / 0.191; with a team reduction a reflector in the Q pass and no
 /// pairs 0.062 / 0.043 / 0.068 / 0.319 / 0.236 (a3d5069; without its Q pass
-/// 0.040 / 0.028 / 0.045 / 0.264 / 0.192).
+/// 0.040 / 0.028 / 0.045 / 0.264 / 0.192). Tried and slower (97cccb2): the
+/// next pivot row putting its x in team scratch and forming |x|^2 as it
+/// updates its row, so that a step starts with the reflector (d = 16 / 64 /
+/// 96 / 128: 0.051 / 0.058 / 0.277 / 0.204; every row's update then carries
+/// the pivot's stores and sums).
 template <class Exec, class VA, class VB, class VX, class Info, int D, int G, int R>
 struct SymmetricSolveRegisters {
   using T = typename VX::non_const_value_type;
@@ -458,32 +461,9 @@ struct SymmetricSolveRegisters {
       y[r] = i < d ? T(b(m, i)) : T(0);
       myu0[r] = 0;
     }
-    // Puts the x of pivot row k (its columns past k; thread's row r) in step
-    // k's u buffer, and its lane's part of |x|^2 in ms2[r]. Columns from slot
-    // S0; only the first D/4 + 2 of them are tested against k, so k must lie
-    // before column J0 + D/4 + 1.
-    T ms2[R];
-    const auto put_pivot = [&](auto j0c, const int r, const int k) {
-      constexpr int S0 = decltype(j0c)::value / G;
-      T* ul = us + (k & 1) * BU + c * CP;
-      T s2c[4] = {0, 0, 0, 0};
-      static_for<C / 2, unroll, S0 / 2>([&](auto sc) {
-        const int s = 2 * sc, j = c + G * s;
-        const bool win = static_cast<int>(sc) * 2 < S0 + D / (4 * G) + 2;
-        const T x0j = !win || j > k ? w[r][s] : T(0);
-        const T x1j = !win || j + G > k ? w[r][s + 1] : T(0);
-        reinterpret_cast<Pair*>(ul)[sc] = Pair{x0j, x1j};
-        s2c[(sc & 1) * 2] += x0j * x0j;
-        s2c[(sc & 1) * 2 + 1] += x1j * x1j;
-      });
-      ms2[r] = (s2c[0] + s2c[1]) + (s2c[2] + s2c[3]);
-    };
-    for (int r = 0; r < R; ++r)
-      if (t + r * team_size == 0) put_pivot(IntC<0>{}, r, 0);
     // Step k: x = A(k+1:, k) is row k's part past k (the trailing block is
-    // symmetric), put in team scratch by row k's thread as it updated its row
-    // in step k - 1, with its |x|^2; that thread forms the reflector and puts
-    // u_{k+1}, tau and 1/H in team scratch; v_k = u stays in row k (with
+    // symmetric), so row k's thread alone forms |x|^2 and the reflector and
+    // puts u, tau and 1/H in team scratch; v_k = u stays in row k (with
     // u_{k+1} kept by its thread). The column loops of steps k >= J0 start at
     // slot J0 / G (four phases of D/4 steps).
     const auto step = [&](auto j0c, const int k) {
@@ -494,7 +474,18 @@ struct SymmetricSolveRegisters {
       T* ql = qk + c * CP;
       for (int r = 0; r < R; ++r) {
         if (t + r * team_size != k) continue;
-        const T s2 = lane_sum(team, ms2[r]);
+        T s2c[4] = {0, 0, 0, 0};
+        static_for<C / 2, unroll, S0 / 2>([&](auto sc) {
+          const int s = 2 * sc, j = c + G * s;
+          // columns past the phase's first D/4 lie past k
+          const bool win = static_cast<int>(sc) * 2 < S0 + D / (4 * G);
+          const T x0j = !win || j > k ? w[r][s] : T(0);
+          const T x1j = !win || j + G > k ? w[r][s + 1] : T(0);
+          reinterpret_cast<Pair*>(ul)[sc] = Pair{x0j, x1j};
+          s2c[(sc & 1) * 2] += x0j * x0j;
+          s2c[(sc & 1) * 2 + 1] += x1j * x1j;
+        });
+        const T s2 = lane_sum(team, (s2c[0] + s2c[1]) + (s2c[2] + s2c[3]));
         const T x0 = lane_sum(team, c == (k + 1) % G ? uk[pos(k + 1)] : T(0));
         const Reflector<T> ref = reflector(x0, s2);
         if (c == (k + 1) % G) uk[pos(k + 1)] = ref.u0;
@@ -507,11 +498,7 @@ struct SymmetricSolveRegisters {
       }
       team.team_barrier();
       const T rH = rhs[k & 1];
-      if (rH == T(0)) {  // x is already a multiple of e1: P_k = I
-        for (int r = 0; r < R; ++r)
-          if (t + r * team_size == k + 1) put_pivot(j0c, r, k + 1);
-        return;
-      }
+      if (rH == T(0)) return;  // x is already a multiple of e1: P_k = I
       // p = W22 u / H on the rows below k; u.p (for K = u.p / (2H)) and u.y
       // reduced together, as the two parts of a complex number
       T p[R], ui[R];
@@ -539,28 +526,16 @@ struct SymmetricSolveRegisters {
         y[r] -= g * ui[r];
       }
       team.team_barrier();
-      // W22 <- W22 - q u^T - u q^T (u and q are 0 up to k); row k + 1, the
-      // next pivot row, puts its x in the next step's u buffer as it goes
-      // (put_pivot's columns and tests) and keeps its |x|^2
-      T* un = us + ((k + 1) & 1) * BU + c * CP;
+      // W22 <- W22 - q u^T - u q^T (u and q are 0 up to k)
       for (int r = 0; r < R; ++r) {
         const int i = t + r * team_size;
         if (i <= k) continue;
-        const bool piv = i == k + 1;
-        T s2c[4] = {0, 0, 0, 0};
         static_for<C / 2, unroll, S0 / 2>([&](auto sc) {
-          const int s = 2 * sc, j = c + G * s;
+          const int s = 2 * sc;
           const Pair u2 = reinterpret_cast<const Pair*>(ul)[sc], q2 = reinterpret_cast<const Pair*>(ql)[sc];
           w[r][s] = w[r][s] - p[r] * u2.a - ui[r] * q2.a;  // two FMAs
           w[r][s + 1] = w[r][s + 1] - p[r] * u2.b - ui[r] * q2.b;
-          const bool win = static_cast<int>(sc) * 2 < S0 + D / (4 * G) + 2;
-          const T x0j = !win || j > k + 1 ? w[r][s] : T(0);
-          const T x1j = !win || j + G > k + 1 ? w[r][s + 1] : T(0);
-          if (piv) reinterpret_cast<Pair*>(un)[sc] = Pair{x0j, x1j};
-          s2c[(sc & 1) * 2] += x0j * x0j;
-          s2c[(sc & 1) * 2 + 1] += x1j * x1j;
         });
-        if (piv) ms2[r] = (s2c[0] + s2c[1]) + (s2c[2] + s2c[3]);
       }
     };
     int k = 0;
