@@ -681,8 +681,11 @@ constexpr int symmetric_registers_lanes(int D) { return D >= 128 ? 2 : 1; }
 /// (H100, double, 2^24 matrix elements, time over the Scratch kernel: D = 32
 /// at 16 / 20 / 24 teams 0.70 / 0.75 / 0.79, unbounded (174 registers) 1.32
 /// before the column loops started at J0; D = 16 at 24 / 32 teams 0.78 /
-/// 0.86; D = 64 at 4 / 6 / 8 teams 0.64 / 0.60 / 0.62). D = 128 holds 128 KB
-/// of matrix: one team an SM.
+/// 0.86; D = 64 at 4 / 6 / 8 teams 0.64 / 0.60 / 0.62 with an earlier
+/// kernel; with the update in two FMAs a column, whose 168 registers at 6
+/// teams spill 844 bytes, 4 teams (254 registers, no spills) take 0.0540 ns a
+/// matrix element against 0.0553-0.0556). D = 128 holds 128 KB of matrix: one
+/// team an SM.
 #ifndef KBAND_SYMREG_MIN_BLOCKS_16
 #define KBAND_SYMREG_MIN_BLOCKS_16 24
 #endif
@@ -690,7 +693,7 @@ constexpr int symmetric_registers_lanes(int D) { return D >= 128 ? 2 : 1; }
 #define KBAND_SYMREG_MIN_BLOCKS_32 16
 #endif
 #ifndef KBAND_SYMREG_MIN_BLOCKS_64
-#define KBAND_SYMREG_MIN_BLOCKS_64 6
+#define KBAND_SYMREG_MIN_BLOCKS_64 4
 #endif
 #ifndef KBAND_SYMREG_MIN_BLOCKS_128
 #define KBAND_SYMREG_MIN_BLOCKS_128 1
