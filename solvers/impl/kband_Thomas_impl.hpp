@@ -760,11 +760,13 @@ struct ThomasShared
         P::vstore(xp[g], k, y[g][k]);
       }
     }
+    // y_j = d_j w_j - (a_j w_j) y_{j-1}: a multiplication and a subtraction
+    // on the recurrence's chain, not three operations
     for (int j = 1; j < n; ++j) {
-      const T aj = f.a(j), wj = f.w(j);
+      const T wj = f.w(j), awj = f.a(j) * wj;
       for (int g = 0; g < G; ++g)
         for (int k = 0; k < K; ++k) {
-          y[g][k] = (P::vload(dp[g] + j * drs, k) - aj * y[g][k]) * wj;
+          y[g][k] = P::vload(dp[g] + j * drs, k) * wj - awj * y[g][k];
           P::vstore(xp[g] + j * xrs, k, y[g][k]);
         }
     }
