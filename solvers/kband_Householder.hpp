@@ -686,23 +686,7 @@ constexpr int symmetric_registers_lanes(int D) { return D >= 128 ? 2 : 1; }
 /// teams spill 844 bytes, 4 teams (254 registers, no spills) take 0.0540 ns a
 /// matrix element against 0.0553-0.0556). D = 128 holds 128 KB of matrix: one
 /// team an SM.
-#ifndef KBAND_SYMREG_MIN_BLOCKS_16
-#define KBAND_SYMREG_MIN_BLOCKS_16 24
-#endif
-#ifndef KBAND_SYMREG_MIN_BLOCKS_32
-#define KBAND_SYMREG_MIN_BLOCKS_32 16
-#endif
-#ifndef KBAND_SYMREG_MIN_BLOCKS_64
-#define KBAND_SYMREG_MIN_BLOCKS_64 4
-#endif
-#ifndef KBAND_SYMREG_MIN_BLOCKS_128
-#define KBAND_SYMREG_MIN_BLOCKS_128 1
-#endif
-constexpr unsigned symmetric_registers_min_blocks(int D) {
-  return D <= 16 ? KBAND_SYMREG_MIN_BLOCKS_16
-                 : (D <= 32 ? KBAND_SYMREG_MIN_BLOCKS_32
-                            : (D <= 64 ? KBAND_SYMREG_MIN_BLOCKS_64 : KBAND_SYMREG_MIN_BLOCKS_128));
-}
+constexpr unsigned symmetric_registers_min_blocks(int D) { return D <= 16 ? 24 : (D <= 32 ? 16 : (D <= 64 ? 4 : 1)); }
 
 /// Launches SymmetricSolveRegisters for d <= D: on GPUs a team of D threads
 /// of G lanes with launch bounds of MinBlocks teams an SM, on hosts a team of
