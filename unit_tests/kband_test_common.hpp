@@ -244,6 +244,26 @@ void poison(const H& x, typename H::value_type value) {
     for (int j = 0; j < x.n(); ++j) x(s, j) = s < x.nsys() ? value : pad_sentinel<T>();
 }
 
+/// Leaves v in the team scratch (level 0) of every team of a launch that
+/// covers the device, so that a kernel which reads scratch it did not write
+/// reads v (on hosts the scratch pool is reused from launch to launch; on GPUs
+/// the next kernel's blocks mostly get the same shared memory).
+template <class T>
+void fill_team_scratch(const Exec& exec, const T v) {
+  using Policy = Kokkos::TeamPolicy<Exec>;
+  const int bytes = static_cast<int>(std::min<size_t>(Policy::scratch_size_max(0), 48 * 1024));
+  const int n = bytes / static_cast<int>(sizeof(T));
+  const int league = kband::impl::is_device_exec<Exec>::value ? 4096 : 1;
+  Policy pol(exec, league, Kokkos::AUTO);
+  pol.set_scratch_size(0, Kokkos::PerTeam(bytes));
+  Kokkos::parallel_for(
+      "fill_team_scratch", pol, KOKKOS_LAMBDA(const typename Policy::member_type& m) {
+        T* p = static_cast<T*>(m.team_scratch(0).get_shmem(n * sizeof(T)));
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(m, n), [&](const int i) { p[i] = v; });
+      });
+  exec.fence();
+}
+
 /// Number of padding slots not holding the sentinel (0 for View batches).
 template <class H>
 int padding_damage(const H& x) {
@@ -629,6 +649,7 @@ struct Problem {
     kband::SolveOptions opt;
     opt.variant = variant;
     opt.blocks_per_team = blocks_per_team;
+    fill_team_scratch(Exec(), nan_value<T>());
     if (!call_if_served(xo, opt, what)) return;
     ++stats().solves;
     Host<B> hx(xo);

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -218,15 +219,17 @@ class TridiagLU {
   bool ok_ = true;
 };
 
-/// Poisons x (NaN, or re-uploads d for an in-place solve) and info, runs
-/// `solve`, and returns false (with its checks done) when it was refused with
-/// a kband::Error whose message contains `refusal_token` (any other error is a
-/// failure). A refused call must leave info untouched.
+/// Poisons x (NaN, or re-uploads d for an in-place solve), info and every
+/// team's scratch (NaN), runs `solve`, and returns false (with its checks
+/// done) when it was refused with a kband::Error whose message contains
+/// `refusal_token` (any other error is a failure). A refused call must leave
+/// info untouched.
 template <class B, class T>
 bool run_solver(const std::string& what, const B& x, bool inplace, const std::vector<T>& d_values,
                 const Kokkos::View<int*>& info, const char* refusal_token, const std::function<void()>& solve) {
   upload(x, inplace ? d_values : std::vector<T>());
   poison_info(info);
+  fill_team_scratch(Exec(), std::numeric_limits<T>::quiet_NaN());
   try {
     solve();
     Exec().fence();

@@ -284,26 +284,6 @@ TYPED_TEST(HouseholderTest, Tridiagonalize) {
 }
 
 // x = A^-1 b for SPD and symmetric indefinite matrices; A, b, x in layout Lay.
-// Leaves v in the team scratch (level 0) of every team of a launch that
-// covers the device, so that a kernel which reads scratch it did not write
-// reads v (on hosts the scratch pool is reused from launch to launch; on GPUs
-// the next kernel's blocks mostly get the same shared memory).
-template <class T>
-void fill_team_scratch(const Exec& exec, const T v) {
-  using Policy = Kokkos::TeamPolicy<Exec>;
-  const int bytes = static_cast<int>(std::min<size_t>(Policy::scratch_size_max(0), 48 * 1024));
-  const int n = bytes / static_cast<int>(sizeof(T));
-  const int league = kband::impl::is_device_exec<Exec>::value ? 4096 : 1;
-  Policy pol(exec, league, Kokkos::AUTO);
-  pol.set_scratch_size(0, Kokkos::PerTeam(bytes));
-  Kokkos::parallel_for(
-      "fill_team_scratch", pol, KOKKOS_LAMBDA(const typename Policy::member_type& m) {
-        T* p = static_cast<T*>(m.team_scratch(0).get_shmem(n * sizeof(T)));
-        Kokkos::parallel_for(Kokkos::TeamThreadRange(m, n), [&](const int i) { p[i] = v; });
-      });
-  exec.fence();
-}
-
 template <class T, class Lay>
 void check_solve_symmetric(Kind kind, int d, int nmat,
                            kband::SymmetricTSolve tsolve = kband::SymmetricTSolve::Pivoted,
