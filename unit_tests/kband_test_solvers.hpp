@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <functional>
-#include <limits>
 #include <string>
 #include <vector>
 
@@ -229,7 +228,7 @@ bool run_solver(const std::string& what, const B& x, bool inplace, const std::ve
                 const Kokkos::View<int*>& info, const char* refusal_token, const std::function<void()>& solve) {
   upload(x, inplace ? d_values : std::vector<T>());
   poison_info(info);
-  fill_team_scratch(Exec(), std::numeric_limits<T>::quiet_NaN());
+  fill_team_scratch(Exec(), nan_value<T>());
   try {
     solve();
     Exec().fence();

@@ -287,7 +287,7 @@ TYPED_TEST(HouseholderTest, Tridiagonalize) {
 template <class T, class Lay>
 void check_solve_symmetric(Kind kind, int d, int nmat,
                            kband::SymmetricTSolve tsolve = kband::SymmetricTSolve::Pivoted,
-                           kband::Variant variant = kband::Variant::Auto, bool dirty_scratch = false) {
+                           kband::Variant variant = kband::Variant::Auto) {
   Exec exec;
   const bool pcr = tsolve == kband::SymmetricTSolve::PCR;
   const std::string what = std::string("solve_symmetric ") + (pcr ? "(pcr) " : "") + kind_name(kind) + " " +
@@ -311,7 +311,7 @@ void check_solve_symmetric(Kind kind, int d, int nmat,
   poison_info(info);
   kband::SolveOptions opt;
   opt.variant = variant;
-  if (dirty_scratch) fill_team_scratch(exec, nan_value<T>());
+  fill_team_scratch(exec, nan_value<T>());
   kband::solve_symmetric(exec, Ad, b, x, info, tsolve, opt);
   exec.fence();
   const auto hx = to_host(x);
@@ -383,16 +383,15 @@ TYPED_TEST(HouseholderTest, SolveSymmetricRegistersSizes) {
                                                             kband::Variant::Registers);
 }
 
-// Scratch left full of NaN by an earlier kernel: no kernel may read scratch
-// it did not write, even where the value read is multiplied by 0 (the Q pass
-// of Registers takes blocks of 8 reflectors; the last block of most d is
-// short).
+// Every solve here runs after a kernel left NaN in every team's scratch
+// (check_solve_symmetric): no kernel may read scratch it did not write, even
+// where the value read is multiplied by 0. The Q pass of Registers takes
+// blocks of 8 reflectors, and the last block of most d is short.
 TYPED_TEST(HouseholderTest, SolveSymmetricDirtyScratch) {
   for (int d : {3, 5, 12, 16, 17, 33, 64, 100, 128})
     for (kband::Variant v : kSymVariants)
       if (serves(v, d))
-        check_solve_symmetric<TypeParam, Kokkos::LayoutRight>(Kind::SPD, d, 3, kband::SymmetricTSolve::Pivoted, v,
-                                                              /*dirty_scratch=*/true);
+        check_solve_symmetric<TypeParam, Kokkos::LayoutRight>(Kind::SPD, d, 3, kband::SymmetricTSolve::Pivoted, v);
 }
 
 // Matrices whose reduction skips reflectors (x = 0: diagonal matrices, and
