@@ -618,7 +618,7 @@ struct SymmetricSolveRegisters {
         gs[slot] = (acc[0] + acc[1]) + (acc[2] + acc[3]);
       }
       team.team_barrier();
-      T ts[NB];  // tau_q s_q
+      T ts[NB] = {};  // tau_q s_q
       static_for<NB, unroll>([&](auto qc) {
         const int q = qc;
         T v = gs[q];
