@@ -353,7 +353,7 @@ KOKKOS_FORCEINLINE_FUNCTION void static_for(F&& f) {
 /// column loops start at the lane's first column past D/4, D/2 and 3D/4 (and
 /// test against k only their first D/4 columns). (With k unrolled too, D = 32
 /// ran no faster than the Scratch kernel; its PTX took 0.9 MB.) H100, double,
-/// ns a matrix element, d = 16 / 32 / 64 / 96 / 128: 0.047 / 0.032 / 0.055 /
+/// ns a matrix element, d = 16 / 32 / 64 / 96 / 128: 0.047 / 0.032 / 0.053 /
 /// 0.256 / 0.191; with a team reduction a reflector in the Q pass and no
 /// pairs 0.062 / 0.043 / 0.068 / 0.319 / 0.236 (a3d5069; without its Q pass
 /// 0.040 / 0.028 / 0.045 / 0.264 / 0.192). Tried and slower (97cccb2): the
