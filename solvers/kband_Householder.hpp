@@ -379,10 +379,9 @@ struct SymmetricSolveRegisters {
 
   /// row[s] for a slot s known at run time: a select per slot on GPUs, so
   /// that the row stays in registers
-  template <int S0 = 0>
   KOKKOS_FORCEINLINE_FUNCTION static T slot(const T (&row)[C], const int s) {
     T v = 0;
-    static_for<C, unroll, S0>([&](auto sc) {
+    static_for<C, unroll>([&](auto sc) {
       if (static_cast<int>(sc) == s) v = row[static_cast<int>(sc)];
     });
     return v;
@@ -401,9 +400,8 @@ struct SymmetricSolveRegisters {
 
   /// Entry (row, j) of a row this lane (c) holds: column j from the lane that
   /// holds it, on every lane of the row.
-  template <int S0 = 0>
   KOKKOS_FORCEINLINE_FUNCTION static T entry(const member_type& team, const T (&row)[C], const int c, const int j) {
-    const T v = slot<S0>(row, j / G);
+    const T v = slot(row, j / G);
     return lane_sum(team, c == j % G ? v : T(0));
   }
 
