@@ -335,11 +335,13 @@ KOKKOS_FORCEINLINE_FUNCTION void static_for(F&& f) {
 /// the trailing block is symmetric, x = A(k+1:, k) is row k past k, so row
 /// k's thread alone forms |x|^2 (a lane sum) and the reflector, puts u and
 /// 1/H in team scratch (barrier), each row forms p from its lanes' partial
-/// sums, u.p and u.y are reduced over the team together (the two parts of a
-/// complex number), q goes to team scratch (barrier) and each row below k
-/// updates its columns. u and q have two buffers each, alternating with k, so
-/// a step takes two barriers and one team reduction, and no thread picks a
-/// column out of its registers; a lane reads u and q in pairs of columns.
+/// sums and puts p_i, u_i p_i and u_i y_i in team scratch (barrier), NL
+/// threads sum groups of D / NL rows of u.p and u.y (barrier) and every
+/// thread their NL group sums (no Kokkos team reduction: its broadcast costs
+/// more), and each row below k updates its columns as W22 - (p - 2K u) u^T -
+/// u p^T (K = u.p / 2H). u and p have two buffers each, alternating with k,
+/// so a step takes three barriers, and no thread picks a column out of its
+/// registers; a lane reads u and p in pairs of columns.
 /// Row k is not touched again: it keeps v_k (u past k but for u_{k+1}, which
 /// its thread keeps). The T solve is SymmetricSolveKernel's
 /// (tridiagonal_lu_solve, one thread). Q is applied to z (z_i on row i) by
@@ -353,8 +355,9 @@ KOKKOS_FORCEINLINE_FUNCTION void static_for(F&& f) {
 /// column loops start at the lane's first column past D/4, D/2 and 3D/4 (and
 /// test against k only their first D/4 columns). (With k unrolled too, D = 32
 /// ran no faster than the Scratch kernel; its PTX took 0.9 MB.) H100, double,
-/// ns a matrix element, d = 16 / 32 / 64 / 96 / 128: 0.047 / 0.032 / 0.053 /
-/// 0.256 / 0.191; with a team reduction a reflector in the Q pass and no
+/// ns a matrix element, d = 16 / 32 / 64 / 96 / 128: 0.039 / 0.029 / 0.047 /
+/// 0.229 / 0.171; with a Kokkos team reduction a step 0.047 / 0.032 / 0.053 /
+/// 0.256 / 0.191 (8859e36), and with one a reflector in the Q pass too and no
 /// pairs 0.062 / 0.043 / 0.068 / 0.319 / 0.236 (a3d5069; without its Q pass
 /// 0.040 / 0.028 / 0.045 / 0.264 / 0.192). Tried and slower (97cccb2): the
 /// next pivot row putting its x in team scratch and forming |x|^2 as it
@@ -422,12 +425,16 @@ struct SymmetricSolveRegisters {
   static constexpr int DS = D + 2;
   /// Dot products of a Q block: NB a_q and NB (NB - 1) / 2 G_qp
   static constexpr int NG = NB * (NB + 1) / 2;
+  /// A step's sums u.p and u.y: each row puts its two terms in team scratch,
+  /// NL threads sum D / NL rows each, every thread sums their NL results
+  static constexpr int NL = D >= 64 ? 8 : 4;
 
-  /// u and q (two buffers each), diag, offdiag, z, U's three rows, tau, two
-  /// Q blocks, their dot products, the step's 1/H (two buffers), flag, and
+  /// u and p (two buffers each), diag, offdiag, z, U's three rows, tau, two
+  /// Q blocks, their dot products, the step's 1/H (two buffers), flag (two,
+  /// to keep pairs aligned), a step's row terms and group sums (pairs), and
   /// room to align the start to a pair
   KOKKOS_INLINE_FUNCTION static constexpr size_t scratch_bytes() {
-    return (4 * BU + 7 * D + 2 * (NB + 1) * DS + NG + 3 + 2) * sizeof(T);
+    return (4 * BU + 7 * D + 2 * (NB + 1) * DS + NG + 4 + 2 * D + 2 * NL + 2) * sizeof(T);
   }
 
   KOKKOS_FUNCTION void operator()(const member_type& team) const {
@@ -448,6 +455,8 @@ struct SymmetricSolveRegisters {
     T* vb = tau + D;
     T* rhs = vb + 2 * (NB + 1) * DS + NG;  // two entries, after the Q blocks' dot products
     T* flag = rhs + 2;
+    T* ps = flag + 2;    // a row's u_i p_i and u_i y_i (pairs)
+    T* ls = ps + 2 * D;  // a group's sums
     T w[R][C];
     T y[R], myu0[R];  // u_{k+1} of the step k whose pivot row a row is
     for (int r = 0; r < R; ++r) {
@@ -497,10 +506,10 @@ struct SymmetricSolveRegisters {
       team.team_barrier();
       const T rH = rhs[k & 1];
       if (rH == T(0)) return;  // x is already a multiple of e1: P_k = I
-      // p = W22 u / H on the rows below k; u.p (for K = u.p / (2H)) and u.y
-      // reduced together, as the two parts of a complex number
+      // p = W22 u / H on the rows below k, into team scratch with each row's
+      // terms of u.p (for K = u.p / (2H)) and u.y (barrier); NL threads sum
+      // groups of rows (barrier), every thread the groups
       T p[R], ui[R];
-      Kokkos::complex<T> sums(0, 0);
       for (int r = 0; r < R; ++r) {
         const int i = t + r * team_size;
         T acc[4] = {0, 0, 0, 0};  // four chains of FMAs
@@ -513,26 +522,45 @@ struct SymmetricSolveRegisters {
         const T pi = lane_sum(team, (acc[0] + acc[1]) + (acc[2] + acc[3]));
         p[r] = i > k ? pi * rH : T(0);
         ui[r] = i > k ? uk[pos(i)] : T(0);
-        sums += Kokkos::complex<T>(ui[r] * p[r], ui[r] * y[r]);
-      }
-      team.team_reduce(Kokkos::Sum<Kokkos::complex<T>>(sums));
-      const T K = sums.real() * rH / T(2), g = sums.imag() * rH;
-      for (int r = 0; r < R; ++r) {
-        const int i = t + r * team_size;
-        p[r] -= K * ui[r];  // q
-        if (c == 0) qk[pos(i)] = p[r];
-        y[r] -= g * ui[r];
+        if (c == 0) {
+          qk[pos(i)] = p[r];
+          reinterpret_cast<Pair*>(ps)[i] = Pair{ui[r] * p[r], ui[r] * y[r]};
+        }
       }
       team.team_barrier();
-      // W22 <- W22 - q u^T - u q^T (u and q are 0 up to k)
+      for (int e = t; e < NL && c == 0; e += team_size) {
+        constexpr int GS = D / NL;
+        T a[4] = {0, 0, 0, 0};
+        for (int j = e * GS; j < (e + 1) * GS; j += 2) {
+          const Pair t0 = reinterpret_cast<const Pair*>(ps)[j], t1 = reinterpret_cast<const Pair*>(ps)[j + 1];
+          a[0] += t0.a;
+          a[1] += t0.b;
+          a[2] += t1.a;
+          a[3] += t1.b;
+        }
+        reinterpret_cast<Pair*>(ls)[e] = Pair{a[0] + a[2], a[1] + a[3]};
+      }
+      team.team_barrier();
+      T sp = 0, sy = 0;
+      static_for<NL, unroll>([&](auto ec) {
+        const Pair v = reinterpret_cast<const Pair*>(ls)[static_cast<int>(ec)];
+        sp += v.a;
+        sy += v.b;
+      });
+      const T K2 = sp * rH, g = sy * rH;  // 2K and g
+      for (int r = 0; r < R; ++r) {
+        p[r] -= K2 * ui[r];  // p - 2K u: W22 <- W22 - (p - 2K u) u^T - u p^T
+        y[r] -= g * ui[r];
+      }
+      // W22 <- W22 - q u^T - u q^T with q = p - K u (u and p are 0 up to k)
       for (int r = 0; r < R; ++r) {
         const int i = t + r * team_size;
         if (i <= k) continue;
         static_for<C / 2, unroll, S0 / 2>([&](auto sc) {
           const int s = 2 * sc;
-          const Pair u2 = reinterpret_cast<const Pair*>(ul)[sc], q2 = reinterpret_cast<const Pair*>(ql)[sc];
-          w[r][s] = w[r][s] - p[r] * u2.a - ui[r] * q2.a;  // two FMAs
-          w[r][s + 1] = w[r][s + 1] - p[r] * u2.b - ui[r] * q2.b;
+          const Pair u2 = reinterpret_cast<const Pair*>(ul)[sc], p2 = reinterpret_cast<const Pair*>(ql)[sc];
+          w[r][s] = w[r][s] - p[r] * u2.a - ui[r] * p2.a;  // two FMAs
+          w[r][s + 1] = w[r][s + 1] - p[r] * u2.b - ui[r] * p2.b;
         });
       }
     };
