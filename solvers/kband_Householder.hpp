@@ -682,24 +682,28 @@ int symmetric_solve_team_size(int d) {
   return d >= 128 ? 512 : (d > 32 ? 128 : 32);
 }
 
-/// The largest d of solve_symmetric's Registers variant (D = 16, 32, 64 or
-/// 128; on GPUs a matrix row takes one thread of G lanes).
+/// The largest d of solve_symmetric's Registers variant (D = 16, 32, 64, 96
+/// or 128; on GPUs a matrix row takes one thread of G lanes).
 constexpr int symmetric_registers_max_d = 128;
 
-/// Auto: Registers on GPUs for d <= 16 and where the padding to D = 32, 64
-/// or 128 is at most a quarter of D (H100, time of Registers over Scratch:
+/// Auto: Registers on GPUs for d <= 16 and where the padding to D = 32, 64,
+/// 96 or 128 is at most a quarter of D (H100, time of Registers over Scratch:
 /// d = 7: 0.96, 16: 0.81, 20: 1.17, 32: 0.74, 48: 0.93, 50: 0.95, 64: 0.62;
-/// D = 128, where the Scratch kernel's matrix no longer fits on chip: d = 96:
-/// 0.80, 128: 0.62; with earlier kernels d = 80: 1.88, 112: 0.68).
+/// D = 96: d = 72: 0.57, 80: 0.32, 88: 0.24, 96: 0.18; D = 128, where the
+/// Scratch kernel's matrix no longer fits on chip: 128: 0.62 (and d = 96 at
+/// D = 128: 0.57 of Scratch, 3.2x D = 96's time); with earlier kernels d =
+/// 112: 0.68).
 template <class Exec>
 bool symmetric_registers_auto(int d) {
   return is_device_exec<Exec>::value &&
-         (d <= 16 || (d >= 24 && d <= 32) || (d >= 48 && d <= 64) || (d >= 96 && d <= symmetric_registers_max_d));
+         (d <= 16 || (d >= 24 && d <= 32) || (d >= 48 && d <= 64) || (d >= 72 && d <= symmetric_registers_max_d));
 }
 
 /// Vector lanes a matrix row takes on GPUs (G): C = D / G values a lane
 /// (H100, double, ns a matrix element: D = 32 at G = 1 / 2: 0.049 / 0.10 with
-/// 75e7992's kernel; D = 128 at G = 2 / 4: 0.234 / 0.276).
+/// 75e7992's kernel; D = 96 at G = 1 / 2, two teams an SM: 0.071 / 0.110;
+/// D = 128 at G = 2 / 4: 0.234 / 0.276). A double row of D = 128 takes 256
+/// registers: two lanes.
 constexpr int symmetric_registers_lanes(int D) { return D >= 128 ? 2 : 1; }
 
 /// Teams an SM must hold (launch bounds) of the Registers variant: the
@@ -710,9 +714,14 @@ constexpr int symmetric_registers_lanes(int D) { return D >= 128 ? 2 : 1; }
 /// 0.86; D = 64 at 4 / 6 / 8 teams 0.64 / 0.60 / 0.62 with an earlier
 /// kernel; with the update in two FMAs a column, whose 168 registers at 6
 /// teams spill 844 bytes, 4 teams (254 registers, no spills) take 0.0540 ns a
-/// matrix element against 0.0553-0.0556). D = 128 holds 128 KB of matrix: one
-/// team an SM.
-constexpr unsigned symmetric_registers_min_blocks(int D) { return D <= 16 ? 24 : (D <= 32 ? 16 : (D <= 64 ? 4 : 1)); }
+/// matrix element against 0.0553-0.0556). D = 16 at 16 / 20 / 24 teams after
+/// fa43436 (128 / 96 / 80 registers, the last with 192 bytes of spill loads):
+/// 0.040 / 0.037 / 0.040. D = 96 at two teams (255 registers, 492 bytes of
+/// spill loads) against one (G = 2): 0.58x the time. D = 128 holds 128 KB of
+/// matrix: one team an SM.
+constexpr unsigned symmetric_registers_min_blocks(int D) {
+  return D <= 16 ? 20 : (D <= 32 ? 16 : (D <= 64 ? 4 : (D <= 96 ? 2 : 1)));
+}
 
 /// Launches SymmetricSolveRegisters for d <= D: on GPUs a team of D threads
 /// of G lanes with launch bounds of MinBlocks teams an SM, on hosts a team of
@@ -822,7 +831,7 @@ enum class SymmetricTSolve { Pivoted, PCR };
 /// x(m,:) is then NaN. Pivoted (the default) runs as one kernel and needs no
 /// workspace; PCR composes tridiagonalize, apply_q and pcr and allocates its
 /// workspace per call. opt.variant picks the Pivoted kernel:
-///  * Registers (d <= 128): a team of D = 16, 32, 64 or 128 threads (the
+///  * Registers (d <= 128): a team of D = 16, 32, 64, 96 or 128 threads (the
 ///    first of these >= d) per matrix on GPUs, a matrix row a thread in
 ///    registers (D = 128: a thread of two vector lanes, 64 values each)
 ///    (impl::SymmetricSolveRegisters; on hosts a one-thread team holds the
@@ -830,7 +839,7 @@ enum class SymmetricTSolve { Pivoted, PCR };
 ///  * Scratch: the matrix in team scratch (impl::SymmetricSolveKernel), any d;
 ///    opt.team_size sets its threads per team on GPUs (0 = kband's choice);
 ///  * Auto (default): Registers on GPUs for d <= 16, 24..32, 48..64 and
-///    96..128, else Scratch.
+///    72..128, else Scratch.
 /// Global and Recompute throw, and the PCR T solve takes Auto only.
 template <class Exec, class VA, class VB, class VX, class Info>
 void solve_symmetric(const Exec& exec, const VA& A, const VB& b, const VX& x, const Info& info,
@@ -870,6 +879,8 @@ void solve_symmetric(const Exec& exec, const VA& A, const VB& b, const VX& x, co
         impl::launch_symmetric_registers<32>(fn, exec, A, b, x, info);
       else if (d <= 64)
         impl::launch_symmetric_registers<64>(fn, exec, A, b, x, info);
+      else if (d <= 96)
+        impl::launch_symmetric_registers<96>(fn, exec, A, b, x, info);
       else
         impl::launch_symmetric_registers<128>(fn, exec, A, b, x, info);
       return;

@@ -372,12 +372,12 @@ TYPED_TEST(HouseholderTest, SolveSymmetric) {
                                                                 kband::SymmetricTSolve::Pivoted, v);
 }
 
-// Registers at d around its tile sizes (16, 32, 64, 128) and its phases
+// Registers at d around its tile sizes (16, 32, 64, 96, 128) and its phases
 // (column loops from D/4, D/2, 3D/4): the identity padding, the last
 // reflector, the T entries of the last rows; from D = 128 on GPUs a row
 // spans several vector lanes.
 TYPED_TEST(HouseholderTest, SolveSymmetricRegistersSizes) {
-  for (int d : {6, 7, 9, 15, 16, 18, 25, 31, 33, 47, 50, 63, 65, 95, 97, 127, 128})
+  for (int d : {6, 7, 9, 15, 16, 18, 25, 31, 33, 47, 50, 63, 65, 72, 73, 95, 96, 97, 127, 128})
     for (Kind kind : {Kind::SPD, Kind::Indefinite})
       check_solve_symmetric<TypeParam, Kokkos::LayoutRight>(kind, d, 5, kband::SymmetricTSolve::Pivoted,
                                                             kband::Variant::Registers);
@@ -388,7 +388,7 @@ TYPED_TEST(HouseholderTest, SolveSymmetricRegistersSizes) {
 // where the value read is multiplied by 0. The Q pass of Registers takes
 // blocks of 8 reflectors, and the last block of most d is short.
 TYPED_TEST(HouseholderTest, SolveSymmetricDirtyScratch) {
-  for (int d : {3, 5, 12, 16, 17, 33, 64, 100, 128})
+  for (int d : {3, 5, 12, 16, 17, 33, 64, 81, 100, 128})
     for (kband::Variant v : kSymVariants)
       if (serves(v, d))
         check_solve_symmetric<TypeParam, Kokkos::LayoutRight>(Kind::SPD, d, 3, kband::SymmetricTSolve::Pivoted, v);
