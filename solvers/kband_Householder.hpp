@@ -392,13 +392,7 @@ struct SymmetricSolveRegisters {
 
   /// The sum over a row's G lanes of each lane's v, on every lane.
   KOKKOS_FORCEINLINE_FUNCTION static T lane_sum(const member_type& team, const T v) {
-    if constexpr (G == 1) {
-      return v;
-    } else {
-      T s = 0;
-      Kokkos::parallel_reduce(Kokkos::ThreadVectorRange(team, G), [&](const int, T& a) { a += v; }, s);
-      return s;
-    }
+    return impl::lane_sum<G>(team, v);
   }
 
   /// Entry (row, j) of a row this lane (c) holds: column j from the lane that
