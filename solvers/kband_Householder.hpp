@@ -335,13 +335,12 @@ KOKKOS_FORCEINLINE_FUNCTION void static_for(F&& f) {
 /// the trailing block is symmetric, x = A(k+1:, k) is row k past k, so row
 /// k's thread alone forms |x|^2 (a lane sum) and the reflector, puts u and
 /// 1/H in team scratch (barrier), each row forms p from its lanes' partial
-/// sums and puts p_i, u_i p_i and u_i y_i in team scratch (barrier), NL
-/// threads sum groups of D / NL rows of u.p and u.y (barrier) and every
-/// thread their NL group sums (no Kokkos team reduction: its broadcast costs
-/// more), and each row below k updates its columns as W22 - (p - 2K u) u^T -
-/// u p^T (K = u.p / 2H). u and p have two buffers each, alternating with k,
-/// so a step takes three barriers, and no thread picks a column out of its
-/// registers; a lane reads u and p in pairs of columns.
+/// sums and puts p_i in team scratch, u.p and u.y are summed over the team
+/// (team_pair_sum: on GPUs warp shuffles and a barrier), and each row below k
+/// updates its columns as W22 - (p - 2K u) u^T - u p^T (K = u.p / 2H). u and
+/// p have two buffers each, alternating with k, so a step takes two
+/// barriers, and no thread picks a column out of its registers; a lane reads
+/// u and p in pairs of columns.
 /// Row k is not touched again: it keeps v_k (u past k but for u_{k+1}, which
 /// its thread keeps). The T solve is SymmetricSolveKernel's
 /// (tridiagonal_lu_solve, one thread). Q is applied to z (z_i on row i) by
@@ -419,16 +418,15 @@ struct SymmetricSolveRegisters {
   static constexpr int DS = D + 2;
   /// Dot products of a Q block: NB a_q and NB (NB - 1) / 2 G_qp
   static constexpr int NG = NB * (NB + 1) / 2;
-  /// A step's sums u.p and u.y: each row puts its two terms in team scratch,
-  /// NL threads sum D / NL rows each, every thread sums their NL results
-  static constexpr int NL = D >= 64 ? 8 : 4;
+  /// Values of team_pair_sum's buffer
+  static constexpr int NS = team_pair_sum_scratch(D / R * G);
 
   /// u and p (two buffers each), diag, offdiag, z, U's three rows, tau, two
   /// Q blocks, their dot products, the step's 1/H (two buffers), flag (two,
-  /// to keep pairs aligned), a step's row terms and group sums (pairs), and
-  /// room to align the start to a pair
+  /// to keep pairs aligned), team_pair_sum's buffer, and room to align the
+  /// start to a pair
   KOKKOS_INLINE_FUNCTION static constexpr size_t scratch_bytes() {
-    return (4 * BU + 7 * D + 2 * (NB + 1) * DS + NG + 4 + 2 * D + 2 * NL + 2) * sizeof(T);
+    return (4 * BU + 7 * D + 2 * (NB + 1) * DS + NG + 4 + NS + 2) * sizeof(T);
   }
 
   KOKKOS_FUNCTION void operator()(const member_type& team) const {
@@ -449,8 +447,7 @@ struct SymmetricSolveRegisters {
     T* vb = tau + D;
     T* rhs = vb + 2 * (NB + 1) * DS + NG;  // two entries, after the Q blocks' dot products
     T* flag = rhs + 2;
-    T* ps = flag + 2;    // a row's u_i p_i and u_i y_i (pairs)
-    T* ls = ps + 2 * D;  // a group's sums
+    T* ls = flag + 2;  // team_pair_sum's buffer
     T w[R][C];
     T y[R], myu0[R];  // u_{k+1} of the step k whose pivot row a row is
     for (int r = 0; r < R; ++r) {
@@ -500,10 +497,10 @@ struct SymmetricSolveRegisters {
       team.team_barrier();
       const T rH = rhs[k & 1];
       if (rH == T(0)) return;  // x is already a multiple of e1: P_k = I
-      // p = W22 u / H on the rows below k, into team scratch with each row's
-      // terms of u.p (for K = u.p / (2H)) and u.y (barrier); NL threads sum
-      // groups of rows (barrier), every thread the groups
+      // p = W22 u / H on the rows below k, into team scratch; u.p (for K =
+      // u.p / (2H)) and u.y summed over the team (a barrier)
       T p[R], ui[R];
+      T sp = 0, sy = 0;
       for (int r = 0; r < R; ++r) {
         const int i = t + r * team_size;
         T acc[4] = {0, 0, 0, 0};  // four chains of FMAs
@@ -518,29 +515,11 @@ struct SymmetricSolveRegisters {
         ui[r] = i > k ? uk[pos(i)] : T(0);
         if (c == 0) {
           qk[pos(i)] = p[r];
-          reinterpret_cast<Pair*>(ps)[i] = Pair{ui[r] * p[r], ui[r] * y[r]};
+          sp += ui[r] * p[r];  // a row's terms on its first lane
+          sy += ui[r] * y[r];
         }
       }
-      team.team_barrier();
-      for (int e = t; e < NL && c == 0; e += team_size) {
-        constexpr int GS = D / NL;
-        T a[4] = {0, 0, 0, 0};
-        for (int j = e * GS; j < (e + 1) * GS; j += 2) {
-          const Pair t0 = reinterpret_cast<const Pair*>(ps)[j], t1 = reinterpret_cast<const Pair*>(ps)[j + 1];
-          a[0] += t0.a;
-          a[1] += t0.b;
-          a[2] += t1.a;
-          a[3] += t1.b;
-        }
-        reinterpret_cast<Pair*>(ls)[e] = Pair{a[0] + a[2], a[1] + a[3]};
-      }
-      team.team_barrier();
-      T sp = 0, sy = 0;
-      static_for<NL, unroll>([&](auto ec) {
-        const Pair v = reinterpret_cast<const Pair*>(ls)[static_cast<int>(ec)];
-        sp += v.a;
-        sy += v.b;
-      });
+      team_pair_sum<team_size * G, G>(team, sp, sy, ls);
       const T K2 = sp * rH, g = sy * rH;  // 2K and g
       for (int r = 0; r < R; ++r) {
         p[r] -= K2 * ui[r];  // p - 2K u: W22 <- W22 - (p - 2K u) u^T - u p^T
@@ -695,10 +674,12 @@ bool symmetric_registers_auto(int d) {
 
 /// Vector lanes a matrix row takes on GPUs (G): C = D / G values a lane
 /// (H100, double, ns a matrix element: D = 32 at G = 1 / 2: 0.049 / 0.10 with
-/// 75e7992's kernel; D = 96 at G = 1 / 2, two teams an SM: 0.071 / 0.110;
-/// D = 128 at G = 2 / 4: 0.234 / 0.276). A double row of D = 128 takes 256
-/// registers: two lanes.
-constexpr int symmetric_registers_lanes(int D) { return D >= 128 ? 2 : 1; }
+/// 75e7992's kernel; with the shuffle lane sums of 6504ac7's successor: D =
+/// 16 at G = 1 / 2: 0.039 / 0.031 (a team of 16 threads fills half a warp),
+/// D = 32 at G = 1 / 2: 0.029 / 0.037, D = 64: 0.047 / 0.051, D = 96: 0.071 /
+/// 0.071, D = 128 at G = 2 / 4: 0.113 / 0.138). A double row of D = 128
+/// takes 256 registers: two lanes.
+constexpr int symmetric_registers_lanes(int D) { return D >= 128 || D <= 16 ? 2 : 1; }
 
 /// Teams an SM must hold (launch bounds) of the Registers variant: the
 /// kernel is bound by latency, so residency pays up to where spills cost more
@@ -710,11 +691,12 @@ constexpr int symmetric_registers_lanes(int D) { return D >= 128 ? 2 : 1; }
 /// teams spill 844 bytes, 4 teams (254 registers, no spills) take 0.0540 ns a
 /// matrix element against 0.0553-0.0556). D = 16 at 16 / 20 / 24 teams after
 /// fa43436 (128 / 96 / 80 registers, the last with 192 bytes of spill loads):
-/// 0.040 / 0.037 / 0.040. D = 96 at two teams (255 registers, 492 bytes of
-/// spill loads) against one (G = 2): 0.58x the time. D = 128 holds 128 KB of
-/// matrix: one team an SM.
+/// 0.040 / 0.037 / 0.040; at G = 2 (a warp a team) and 24 / 32 teams 0.032
+/// / 0.031. D = 96 at two teams (255 registers, 492 bytes of spill loads)
+/// against one (G = 2): 0.58x the time. D = 128 holds 128 KB of matrix: one
+/// team an SM.
 constexpr unsigned symmetric_registers_min_blocks(int D) {
-  return D <= 16 ? 20 : (D <= 32 ? 16 : (D <= 64 ? 4 : (D <= 96 ? 2 : 1)));
+  return D <= 16 ? 32 : (D <= 32 ? 16 : (D <= 64 ? 4 : (D <= 96 ? 2 : 1)));
 }
 
 /// Launches SymmetricSolveRegisters for d <= D: on GPUs a team of D threads
