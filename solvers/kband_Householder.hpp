@@ -354,15 +354,16 @@ KOKKOS_FORCEINLINE_FUNCTION void static_for(F&& f) {
 /// column loops start at the lane's first column past D/4, D/2 and 3D/4 (and
 /// test against k only their first D/4 columns). (With k unrolled too, D = 32
 /// ran no faster than the Scratch kernel; its PTX took 0.9 MB.) H100, double,
-/// ns a matrix element, d = 16 / 32 / 64 / 96 / 128: 0.039 / 0.029 / 0.047 /
-/// 0.229 / 0.171; with a Kokkos team reduction a step 0.047 / 0.032 / 0.053 /
-/// 0.256 / 0.191 (8859e36), and with one a reflector in the Q pass too and no
-/// pairs 0.062 / 0.043 / 0.068 / 0.319 / 0.236 (a3d5069; without its Q pass
-/// 0.040 / 0.028 / 0.045 / 0.264 / 0.192). Tried and slower (97cccb2): the
-/// next pivot row putting its x in team scratch and forming |x|^2 as it
-/// updates its row, so that a step starts with the reflector (d = 16 / 64 /
-/// 96 / 128: 0.051 / 0.058 / 0.277 / 0.204; every row's update then carries
-/// the pivot's stores and sums).
+/// ns a matrix element, d = 16 / 32 / 64 / 96 / 128: 0.030 / 0.026 / 0.043 /
+/// 0.064 / 0.105 (D = 16 / 32 / 64 / 96 / 128); with a Kokkos team reduction
+/// a step, Kokkos' vector reductions and d = 96 on D = 128: 0.047 / 0.032 /
+/// 0.053 / 0.256 / 0.191 (8859e36), and with one a reflector in the Q pass
+/// too and no pairs 0.062 / 0.043 / 0.068 / 0.319 / 0.236 (a3d5069; without
+/// its Q pass 0.040 / 0.028 / 0.045 / 0.264 / 0.192). Tried and slower
+/// (97cccb2, with the Kokkos reductions): the next pivot row putting its x
+/// in team scratch and forming |x|^2 as it updates its row, so that a step
+/// starts with the reflector (d = 16 / 64 / 96 / 128: 0.051 / 0.058 / 0.277
+/// / 0.204; every row's update then carries the pivot's stores and sums).
 template <class Exec, class VA, class VB, class VX, class Info, int D, int G, int R>
 struct SymmetricSolveRegisters {
   using T = typename VX::non_const_value_type;
@@ -809,7 +810,7 @@ enum class SymmetricTSolve { Pivoted, PCR };
 /// workspace per call. opt.variant picks the Pivoted kernel:
 ///  * Registers (d <= 128): a team of D = 16, 32, 64, 96 or 128 threads (the
 ///    first of these >= d) per matrix on GPUs, a matrix row a thread in
-///    registers (D = 128: a thread of two vector lanes, 64 values each)
+///    registers (D = 16 and 128: a thread of two vector lanes)
 ///    (impl::SymmetricSolveRegisters; on hosts a one-thread team holds the
 ///    matrix);
 ///  * Scratch: the matrix in team scratch (impl::SymmetricSolveKernel), any d;
