@@ -228,9 +228,9 @@ KOKKOS_INLINE_FUNCTION constexpr int team_pair_sum_scratch(int threads) { return
 /// butterfly of shuffles within each group of 32 threads (Threads < 32:
 /// the team is one such group) whose sums go to buf, then every thread sums
 /// the groups in order: all get the same sums. Elsewhere a barrier, the
-/// lane sums and a Kokkos team reduction. (H100, the Householder Registers kernel, time
-/// over a sum through scratch in two levels with three barriers a step: D =
-/// 32 / 64 / 96 / 128: 0.92 / 0.91 / 0.91 / 0.94.)
+/// lane sums and a Kokkos team reduction. (H100, the Householder Registers
+/// kernel, time over a sum through scratch in two levels with three barriers
+/// a step: D = 32 / 64 / 96 / 128: 0.92 / 0.91 / 0.91 / 0.94.)
 template <int Threads, int G, class Member, class T>
 KOKKOS_FORCEINLINE_FUNCTION void team_pair_sum(const Member& team, T& a, T& b, T* buf) {
 #if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
