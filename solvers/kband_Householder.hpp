@@ -675,11 +675,11 @@ bool symmetric_registers_auto(int d) {
 
 /// Vector lanes a matrix row takes on GPUs (G): C = D / G values a lane
 /// (H100, double, ns a matrix element: D = 32 at G = 1 / 2: 0.049 / 0.10 with
-/// 75e7992's kernel; with the shuffle lane sums of 6504ac7's successor: D =
-/// 16 at G = 1 / 2: 0.039 / 0.031 (a team of 16 threads fills half a warp),
-/// D = 32 at G = 1 / 2: 0.029 / 0.037, D = 64: 0.047 / 0.051, D = 96: 0.071 /
-/// 0.071, D = 128 at G = 2 / 4: 0.113 / 0.138). A double row of D = 128
-/// takes 256 registers: two lanes.
+/// 75e7992's kernel; with 429e2c9's shuffle lane sums: D = 16 at G = 1 / 2:
+/// 0.039 / 0.031 (a team of 16 threads fills half a warp), D = 32: 0.029 /
+/// 0.037, D = 64: 0.047 / 0.051, D = 96: 0.071 / 0.071; D = 128 at G = 2 /
+/// 4: 0.113 / 0.138). A double row of D = 128 takes 256 registers: two
+/// lanes.
 constexpr int symmetric_registers_lanes(int D) { return D >= 128 || D <= 16 ? 2 : 1; }
 
 /// Teams an SM must hold (launch bounds) of the Registers variant: the
