@@ -216,6 +216,13 @@ KOKKOS_FORCEINLINE_FUNCTION T lane_sum(const Member& team, const T v) {
   }
 }
 
+/// Two values of T moved as one (a 16-byte access for double): scratch
+/// buffers read and written in pairs must be aligned to one.
+template <class T>
+struct alignas(2 * sizeof(T)) Pair {
+  T a, b;
+};
+
 /// Scratch values team_pair_sum needs for a team of Threads threads and
 /// lanes: a pair a group of 32.
 KOKKOS_INLINE_FUNCTION constexpr int team_pair_sum_scratch(int threads) { return 2 * ((threads + 31) / 32); }
@@ -238,9 +245,7 @@ KOKKOS_FORCEINLINE_FUNCTION void team_pair_sum(const Member& team, T& a, T& b, T
   static_assert(Threads <= 32 || Threads % 32 == 0, "kband::impl::team_pair_sum: whole groups of 32");
   static_assert((WS & (WS - 1)) == 0, "kband::impl::team_pair_sum: a power of two below 32");
   constexpr int NW = (Threads + 31) / 32;
-  struct alignas(2 * sizeof(T)) Pair {
-    T a, b;
-  };
+  using P = Pair<T>;
 #if defined(__CUDA_ARCH__)
   constexpr unsigned mask = WS == 32 ? 0xffffffffu : ((1u << WS) - 1u);
   for (int m = WS / 2; m >= 1; m /= 2) {
@@ -254,12 +259,12 @@ KOKKOS_FORCEINLINE_FUNCTION void team_pair_sum(const Member& team, T& a, T& b, T
   }
 #endif
   const unsigned lin = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
-  if (lin % WS == 0) reinterpret_cast<Pair*>(buf)[lin / WS] = Pair{a, b};
+  if (lin % WS == 0) reinterpret_cast<P*>(buf)[lin / WS] = P{a, b};
   team.team_barrier();
   a = 0;
   b = 0;
   for (int w = 0; w < NW; ++w) {
-    const Pair v = reinterpret_cast<const Pair*>(buf)[w];
+    const P v = reinterpret_cast<const P*>(buf)[w];
     a += v.a;
     b += v.b;
   }

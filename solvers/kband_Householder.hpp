@@ -411,9 +411,7 @@ struct SymmetricSolveRegisters {
   static constexpr int CP = C + (G > 1 ? 2 : 0);
   static constexpr int BU = G * CP;  // values of a u or q buffer
   KOKKOS_FORCEINLINE_FUNCTION static int pos(const int j) { return G == 1 ? j : (j % G) * CP + j / G; }
-  struct alignas(2 * sizeof(T)) Pair {
-    T a, b;
-  };
+  using Pair = impl::Pair<T>;
   /// Row stride of a Q block's buffer (NB reflectors and z): even, and rows
   /// in different banks
   static constexpr int DS = D + 2;
