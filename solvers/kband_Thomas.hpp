@@ -30,11 +30,12 @@ namespace kband {
 
 /// Where the forward-pass intermediates live. Auto picks per backend, layout
 /// and size: on GPUs (kband::thomas, kband::penta) Registers for
-/// interleaved and grouped batches of n <= 512 (tridiagonal: 64 chunks of
-/// M = 8 rows with per-system coefficients, 32 on interleaved batches, so
-/// n <= 256 there; 32 of M = 16 with a shared factor; penta: n <= 128, 16 M
-/// with per-system coefficients and 8 M with a shared factor) and for
-/// contiguous per-system tridiagonal batches, else
+/// interleaved and grouped batches of n <= 512 (tridiagonal, per-system
+/// coefficients: up to n = 1024, in two segments of M = 16 rows a thread
+/// beyond n = 256 on interleaved batches and n = 512 on grouped ones, 64
+/// chunks of M = 8 below; shared factor: 32 chunks of M = 16; penta: n <=
+/// 128, 16 M with per-system coefficients and 8 M with a shared factor) and
+/// for contiguous per-system tridiagonal batches, else
 /// Recompute (shared factors, interleaved and grouped batches of enough
 /// systems), Scratch or Global; on hosts Global.
 ///  * Global: in the output and a workspace (any size, any backend);
@@ -44,8 +45,9 @@ namespace kband {
 ///    inputs once and writes x once. kband::thomas and kband::penta
 ///    (non-periodic per-system coefficients, and shared factors) only; it
 ///    needs teams of ceil(n / M) threads (M = 8 rows per thread with
-///    per-system coefficients, 16 with a shared factor), so host backends
-///    serve it for n <= M only.
+///    per-system coefficients, 16 with a shared factor; ceil(n / 32) in two
+///    segments), so host backends serve it for n <= M only (two segments:
+///    n <= 32).
 ///  * Recompute: shared factors only (kband::thomas with a TridiagonalFactor,
 ///    kband::penta with a PentadiagonalFactor).
 ///    No intermediate row is stored: the forward pass runs twice, the first
@@ -273,7 +275,7 @@ ThomasGeometry recompute_geometry(const char* fn, int nsys, int n, int lanes, co
 /// back to the other variants under Auto.
 template <class Exec, Layout L, int MinBlocks = 0, class F>
 bool use_registers(const char* fn, const SolveOptions& opt, const Exec& exec, int nsys, int n, int M,
-                   size_t scratch_per_thread, F& f) {
+                   size_t scratch_per_thread, F& f, int segments = 1) {
   const Variant v = opt.variant;
   // Auto (GPUs): grouped batches up to F::kAutoChunks chunks per system,
   // interleaved ones up to F::kAutoChunksInterleaved (per-system Thomas: 64
@@ -284,7 +286,7 @@ bool use_registers(const char* fn, const SolveOptions& opt, const Exec& exec, in
   const bool prefer = L == Layout::Contiguous ? F::kAutoContiguous : n <= chunks * M;
   if (v == Variant::Auto && !(is_device_exec<Exec>::value && prefer)) return false;
   const RegisterGeometry g = register_geometry(
-      exec, nsys, n, M, L == Layout::Contiguous, scratch_per_thread, opt.team_size, opt.blocks_per_team, f);
+      exec, nsys, n, M, L == Layout::Contiguous, scratch_per_thread, opt.team_size, opt.blocks_per_team, f, segments);
   if (!g.ok) {
     require(v == Variant::Auto, concat(fn, ": ", g.why));
     return false;
@@ -303,10 +305,22 @@ void thomas_per_system(const char* fn, const Exec& exec, const BA& a, const BB& 
   check_tridiagonal_args<Exec>(fn, a, b, c, d, x, info, Periodic ? 3 : 1);
   const int nsys = tx::nsys(x), n = tx::n(x);
   if (!Periodic && (opt.variant == Variant::Registers || opt.variant == Variant::Auto)) {
+    // one segment of M = 8 rows a thread up to its Auto limit, two segments
+    // of M = 16 beyond on interleaved and grouped batches
     constexpr int M = kRegisterRowsPerSystem;
     using F = ThomasPerSystemRegisters<Exec, BA, BB, BC, BD, BX, Info, M>;
-    F f(typename F::Base{nsys, n, 1, 1, false, std::numeric_limits<T>::quiet_NaN()}, a, b, c, d, x, info);
-    if (use_registers<Exec, tx::layout>(fn, opt, exec, nsys, n, M, F::scratch_per_thread(), f)) return;
+    const T nan = std::numeric_limits<T>::quiet_NaN();
+    const int one = (tx::layout == Layout::Interleaved ? F::kAutoChunksInterleaved : F::kAutoChunks) * M;
+    if (tx::layout == Layout::Contiguous || n <= one) {
+      F f(typename F::Base{nsys, n, 1, 1, false, nan}, a, b, c, d, x, info);
+      if (use_registers<Exec, tx::layout>(fn, opt, exec, nsys, n, M, F::scratch_per_thread(), f)) return;
+    } else if constexpr (tx::layout != Layout::Contiguous) {
+      constexpr int M2 = kRegisterRowsTwoSegments;
+      using F2 = ThomasPerSystemRegisters<Exec, BA, BB, BC, BD, BX, Info, M2, 2>;
+      F2 f(typename F2::Base{nsys, n, 1, 1, false, nan}, a, b, c, d, x, info);
+      // LaunchBounds<256, 1>: H100, 2 % faster than without
+      if (use_registers<Exec, tx::layout, 1>(fn, opt, exec, nsys, n, M2, F2::scratch_per_thread(), f, 2)) return;
+    }
   }
   constexpr int W = thomas_lanes<Exec, BX>::value;
   constexpr int U = thomas_unroll<Exec, BX>::value;

@@ -87,19 +87,82 @@ TYPED_TEST(ThomasAccuracy, RegistersChunkBoundaries) {
           }
         }
     }
+  // per-system coefficients beyond one segment's reach (interleaved n > 256,
+  // grouped n > 512: two segments of 16 rows a thread): an empty last chunk
+  // (257), whole and partial segments, and past Auto's limit (1025)
+  for (int n : {257, 288, 289, 511, 512, 513, 600, 1000, 1024, 1025})
+    for (int nsys : {1, 3, L::sz + 1, 70})
+      for (Family fam : {Family::Dominant, Family::General}) {
+        Problem<T, L> p(get_case<T>(Solver::Thomas, fam, n, nsys));
+        for (int blocks : {0, 3}) {
+          p.solve_and_check(kband::Variant::Registers, false, blocks);
+          if (kband::impl::is_device_exec<Exec>::value) ++expected_served;
+        }
+      }
   EXPECT_GE(stats().register_solves - before, expected_served);
   if (kband::impl::is_device_exec<Exec>::value) EXPECT_EQ(stats().register_refusals, refused);
 }
 
+// The two-segment Registers kernel of per-system Thomas, launched directly
+// with systems of one chunk a segment (n <= 32), which every backend serves
+// (host teams have one thread): the first half's last c' and y carried into
+// the second, and the second's first x back, with halves that are full,
+// partial (17, 31) or empty (n <= 16); in place too.
+TYPED_TEST(ThomasAccuracy, RegistersTwoSegmentsJoin) {
+  using T = typename TypeParam::value_type;
+  using L = typename TypeParam::layout;
+  using P = Problem<T, L>;
+  using B = typename P::B;
+  constexpr int M = kband::impl::kRegisterRowsTwoSegments;
+  using F = kband::impl::ThomasPerSystemRegisters<Exec, B, B, B, B, B, typename P::InfoView, M, 2>;
+  for (int n : {1, 2, 3, 15, 16, 17, 31, 32})
+    for (int nsys : {1, 3, L::sz + 1})
+      for (Family fam : {Family::Dominant, Family::General})
+        for (bool inplace : {false, true}) {
+          P p(get_case<T>(Solver::Thomas, fam, n, nsys));
+          const std::string what = p.describe(kband::Variant::Registers, inplace) + " (two segments)";
+          const B& xo = inplace ? p.d : p.x;
+          {
+            Host<B> hx(xo);
+            if (inplace) hx.to_host();
+            else poison(hx, nan_value<T>());
+            hx.to_device();
+            Kokkos::deep_copy(p.info, kInfoPoison);
+          }
+          F f(typename F::Base{nsys, n, 1, 1, false, nan_value<T>()}, p.a, p.b, p.c, p.d, xo, p.info);
+          const bool contiguous = kband::impl::batch_traits<B>::layout == kband::Layout::Contiguous;
+          const auto g =
+              kband::impl::register_geometry(Exec(), nsys, n, M, contiguous, F::scratch_per_thread(), 0, 0, f, 2);
+          ASSERT_TRUE(g.ok) << what << ": " << g.why;
+          ASSERT_EQ(g.K, 1) << what;
+          fill_team_scratch(Exec(), nan_value<T>());
+          kband::impl::launch_registers("two segments", Exec(), g, f);
+          Exec().fence();
+          Host<B> hx(xo);
+          hx.to_host();
+          auto hi = Kokkos::create_mirror_view(p.info);
+          Kokkos::deep_copy(hi, p.info);
+          const double tol = fam == Family::Dominant ? Tol<T>::dominant : Tol<T>::general;
+          std::vector<T> row(n);
+          for (int s = 0; s < nsys; ++s) {
+            for (int j = 0; j < n; ++j) row[j] = hx(s, j);
+            EXPECT_EQ(hi(s), 0) << what << " s=" << s;
+            EXPECT_LE(relative_error_inf(n, row.data(), p.cs.xref.data() + p.cs.idx(s, 0)), tol) << what << " s=" << s;
+          }
+          EXPECT_EQ(padding_damage(hx), 0) << what;
+        }
+}
+
 // Auto on both sides of its Registers limits for per-system coefficients
-// (GPUs: n <= 256 on interleaved batches, n <= 512 on grouped ones; the
-// other variants beyond; hosts: Global everywhere).
+// (GPUs: one segment for n <= 256 on interleaved batches and n <= 512 on
+// grouped ones, two segments up to n = 1024; the other variants beyond;
+// hosts: Global everywhere).
 TYPED_TEST(ThomasAccuracy, AutoAtRegistersLimits) {
   using T = typename TypeParam::value_type;
   using L = typename TypeParam::layout;
   const long before = stats().solves;
   long expected = 0;
-  for (int n : {256, 257, 512, 513})
+  for (int n : {256, 257, 512, 513, 1024, 1025})
     for (int nsys : {1, L::sz + 1, 70})
       for (Family fam : {Family::Dominant, Family::General}) {
         Problem<T, L> p(get_case<T>(Solver::Thomas, fam, n, nsys));

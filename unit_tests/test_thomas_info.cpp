@@ -59,7 +59,8 @@ constexpr int kDefectKinds = 5;
 
 template <class T, class L>
 void per_system_defects(Solver solver) {
-  for (int n : {5, 33}) {
+  // n = 600: on GPUs, two segments of Registers (interleaved, grouped)
+  for (int n : {5, 33, 600}) {
     const int nsys = 3 * L::sz - 1;  // >= 11
     Case<T> cs = get_case<T>(solver, Family::Dominant, n, nsys);  // a copy: edited below
     const int systems[kDefectKinds] = {0, 2, nsys / 2, nsys - 1, 1};

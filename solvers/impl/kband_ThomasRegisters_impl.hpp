@@ -366,9 +366,19 @@ KBAND_UNROLL
 // ---------------------------------------------------------------------------
 // Per-system coefficients a, b, c, d -> x (non-periodic; a(s,0), c(s,n-1)
 // are not read). Three scans: c' (Moebius), y (affine), x (affine).
+//
+// S = 2 segments: a team takes a system's rows in two halves of K chunks (a
+// thread holds chunk k of both), one after the other, so that a team of K
+// threads a system holds twice the rows, or twice the systems (P) for the
+// same n. The first half's forward pass leaves c' and y in registers; the
+// second half starts from the first's last c' and y (the scans' totals) and
+// is solved to the end; the first half's x then follows from its c', y and
+// the second half's first x. A thread then holds 6 M values at once, not
+// 4 M: M = 16 (ptxas: 243-255 registers, double).
 // ---------------------------------------------------------------------------
-template <class Exec, class BA, class BB, class BC, class BD, class BX, class Info, int M>
+template <class Exec, class BA, class BB, class BC, class BD, class BX, class Info, int M, int S = 1>
 struct ThomasPerSystemRegisters : RegisterBase<Exec, batch_value_t<BX>, M> {
+  static_assert(S == 1 || S == 2, "one or two segments");
   using T = batch_value_t<BX>;
   using Base = RegisterBase<Exec, T, M>;
   using typename Base::member_type;
@@ -384,6 +394,7 @@ struct ThomasPerSystemRegisters : RegisterBase<Exec, batch_value_t<BX>, M> {
       : Base(base), a(a_), b(b_), c(c_), d(d_), x(x_), info(info_) {}
 
   using Sum = AffineSum<T, false, true>;
+  static constexpr int kSegments = S;
   static constexpr int kSystemsPerTeam = 8;  // kband's choice of P (H200: 8 best for n = 64 .. 512)
   // Interleaved and grouped batches: at least 256 threads, so 16-32 systems
   // a team for n <= 128 (H100, double, t/copy at n = 64 / 128: interleaved
@@ -392,30 +403,39 @@ struct ThomasPerSystemRegisters : RegisterBase<Exec, batch_value_t<BX>, M> {
   // batches 1.2x slower, so they keep 64)
   static constexpr int kMinTeamStrided = 256;
   static constexpr bool kAutoContiguous = true;  // H200: about 2x faster than Scratch there
-  // Interleaved and grouped batches: one block of systems a team, and Auto
-  // up to 64 chunks (n <= 512; interleaved batches: 32, below). H100,
+  // Interleaved and grouped batches: one block of systems a team (H100,
   // double, ns a point with 1 block against kband's earlier 4: interleaved
-  // n = 256 0.0177 / 0.0204, n = 512 0.0264 / 0.0408 (Scratch 0.0262);
-  // grouped n = 512 0.0197 / 0.0302 (Scratch 0.0252); n = 32..128 within
-  // 5 %. Contiguous batches were as fast or faster with kband's choice
-  // (n = 512: 0.0195 against 0.0204).
+  // n = 256 0.0177 / 0.0204, grouped n = 512 0.0197 / 0.0302; n = 32..128
+  // within 5 %). Contiguous batches were as fast or faster with kband's
+  // choice (n = 512: 0.0195 against 0.0204).
   static constexpr int kMaxBlocksStrided = 1;
-  static constexpr int kAutoChunks = 64;  // Auto's limit on grouped batches
-  // Auto's limit on interleaved batches (n <= 256): at n = 512 there the
-  // Registers kernel keeps to about 0.026 ns a point on the H100 and the
-  // H200 alike, while Global and Scratch follow the memory: 0.019-0.020 on
-  // the H200, 0.026-0.027 on the H100 (Auto 0.0268 against Registers'
-  // 0.0265 in one run). Grouped batches keep it (H100 n = 512: 0.0197
-  // against Scratch's 0.0254).
-  static constexpr int kAutoChunksInterleaved = 32;
+  // Auto's limits, in chunks of M rows (use_registers): one segment of M = 8
+  // up to n = 512 on grouped batches and 256 on interleaved ones; beyond,
+  // two segments of M = 16 up to n = 1024 (thomas_per_system). An
+  // interleaved batch keeps the memory busy only when a team reads 64 bytes
+  // or more of each row (P >= 8 systems in double): H100, the kernel's loads
+  // alone at n = 512, bw/copy 0.52 with P = 4, 0.87 with P = 8, 0.93 with
+  // P = 16 (grouped batches: 0.80 at P = 4). M = 8 holds P = 4 systems of
+  // n = 512 a team at two teams an SM; two segments of M = 16 hold P = 16
+  // (n = 512) or P = 8 (n = 1024) at one team an SM. The H100, ns a point
+  // (bw/copy): interleaved n = 512 0.0259 (0.53) -> 0.0159 (0.85), n = 1024
+  // 0.0262 (Scratch) -> 0.0179 (0.76); grouped n = 1024 0.0253 (Scratch) ->
+  // 0.0199 (0.68); grouped n = 512 0.019 either way; n = 2048 two segments
+  // hold P = 4 only (interleaved 0.034 against Scratch's 0.026).
+  static constexpr int kAutoChunks = 64;
+  static constexpr int kAutoChunksInterleaved = 32 * S;
   static constexpr size_t kEntry = scan_entry<T, MoebiusSum<T>>() > scan_entry<T, Sum>() ? scan_entry<T, MoebiusSum<T>>()
                                                                                          : scan_entry<T, Sum>();
   KOKKOS_INLINE_FUNCTION static size_t scratch_per_thread() { return 4 * kEntry; }
 
   using Rows = ChunkRows<T, M>;
 
+  /// Rows of chunk k of segment g (0 or fewer past the system).
+  KOKKOS_INLINE_FUNCTION int seg_rows(int g, int k) const { return this->n - (g * this->K + k) * M; }
+
   KOKKOS_INLINE_FUNCTION void load(const Place& pl, int j0, int nr, Rows& r) const {
-    load_chunk<M>(a, b, c, d, pl.live, pl.s, j0, nr, this->n, r);
+    const bool in = pl.live && nr > 0;
+    load_chunk<M>(a, b, c, d, in, pl.s, in ? j0 : 0, nr < M ? nr : M, this->n, r);
   }
 
   /// Each team solves R blocks of P systems in turn. Unlike the shared
@@ -424,20 +444,58 @@ struct ThomasPerSystemRegisters : RegisterBase<Exec, batch_value_t<BX>, M> {
   /// instead of 102 registers, 10-40% slower).
   KOKKOS_FUNCTION void operator()(const member_type& m) const {
     const Place pl0 = this->place(m);
-    const int j0 = pl0.k * M, nr = this->rows(pl0.k);
     int b0, b1;
     this->blocks(m, b0, b1);
     char* raw = static_cast<char*>(m.team_scratch(0).get_shmem(m.team_size() * scratch_per_thread()));
     for (int b = b0; b < b1; ++b) {
+      const Place pl = this->at(pl0, b);
+      // scans in alternate regions: 0, 1, 0 then 1, 0, 1 for the next block
+      // (one segment), 0, 1, 0, 1, 0, 1 every block (two)
+      const int r0 = S == 1 ? (b - b0) % 2 : 0;
+      const int j0 = pl.k * M, nr = seg_rows(0, pl.k);
       Rows r;
-      load(this->at(pl0, b), j0, nr, r);
-      // three scans per block: regions 0, 1, 0, then 1, 0, 1 for the next
-      solve(m, this->at(pl0, b), raw, (b - b0) % 2, j0, nr, r);
+      load(pl, j0, nr, r);
+      if constexpr (S == 1) {
+        T cl, yl;
+        const int bad = forward(m, pl, raw, r0, j0, r, T(0), T(0), cl, yl);
+        backward(m, pl, raw, r0, j0, nr, bad, T(0), r.c, r.d);
+        if (pl.k == 0 && pl.live) info(pl.s) = bad;
+      } else {
+        solve_two(m, pl, raw, r0, j0, nr, r);
+      }
     }
   }
 
-  KOKKOS_INLINE_FUNCTION void solve(const member_type& m, const Place& pl, char* raw, int r0, int j0, int nr,
-                                    Rows& r) const {
+  KOKKOS_INLINE_FUNCTION void solve_two(const member_type& m, const Place& pl, char* raw, int r0, int j0, int nr,
+                                        Rows& r) const {
+    // first half: its c' and y stay here
+    T cl, yl;
+    const int bad0 = forward(m, pl, raw, r0, j0, r, T(0), T(0), cl, yl);
+    T c0[M], y0[M];
+KBAND_UNROLL
+    for (int u = 0; u < M; ++u) {
+      c0[u] = r.c[u];
+      y0[u] = r.d[u];
+    }
+    // second half, from the first's last c' and y, to the end
+    const int j1 = (this->K + pl.k) * M, nr1 = seg_rows(1, pl.k);
+    load(pl, j1, nr1, r);
+    T cl1, yl1;
+    const int bad1 = forward(m, pl, raw, r0, j1, r, cl, yl, cl1, yl1);
+    const int bad = bad0 != 0 ? bad0 : bad1;
+    const T xf = backward(m, pl, raw, r0, j1, nr1, bad, T(0), r.c, r.d);
+    // the first half's x, from the second half's first x
+    backward(m, pl, raw, 1 - r0, j0, nr, bad, xf, c0, y0);
+    if (pl.k == 0 && pl.live) info(pl.s) = bad;
+  }
+
+  /// Forward pass of a segment whose rows are in r, from c' and y before
+  /// it (c_in, y_in; 0 for the first): two scans in regions r0, 1 - r0.
+  /// Leaves c' in r.c and y in r.d, and c' and y of the segment's last row
+  /// in c_last, y_last; returns the first failed pivot (1-based row, 0 =
+  /// none).
+  KOKKOS_INLINE_FUNCTION int forward(const member_type& m, const Place& pl, char* raw, int r0, int j0, Rows& r,
+                                     T c_in, T y_in, T& c_last, T& y_last) const {
     T(&av)[M] = r.a;
     T(&bv)[M] = r.b;
     T(&cv)[M] = r.c;
@@ -461,10 +519,15 @@ KBAND_UNROLL
       const MoebiusSum<T> id{T(1), T(0), T(0), T(1)};
       MoebiusSum<T> ex, all;
       this->template scan<false>(m, pl, Base::region(m, raw, r0, kEntry), kEntry, mb, id, ex, all);
-      // c'_{j0-1} = (M (0, 1)^T)_0 / (M (0, 1)^T)_1; 0 before the first row
-      cin = pl.k > 0 ? ex.m01 / ex.m11 : T(0);
+      // c'_{j0-1} = (M (c_in, 1)^T)_0 / (M (c_in, 1)^T)_1; c_in before the first row
+      if (S == 1) {
+        cin = pl.k > 0 ? ex.m01 / ex.m11 : T(0);
+      } else {
+        cin = (ex.m00 * c_in + ex.m01) / (ex.m10 * c_in + ex.m11);
+        c_last = (all.m00 * c_in + all.m01) / (all.m10 * c_in + all.m11);
+      }
     }
-    // 2. the chunk's own Thomas pivots; forward pass from y_in = 0
+    // 2. the chunk's own Thomas pivots; forward pass from y = 0 before it
     Sum fw{T(1), T(0), T(0), 0};
 KBAND_UNROLL
     for (int u = 0; u < M; ++u) {
@@ -481,14 +544,22 @@ KBAND_UNROLL
     const Sum ident{T(1), T(0), T(0), 0};
     Sum in, all;
     this->template scan<false>(m, pl, Base::region(m, raw, 1 - r0, kEntry), kEntry, fw, ident, in, all);
-    const int bad = all.bad;
+    const T yin = S == 1 ? in.y : in.y + in.g * y_in;
+    y_last = S == 1 ? all.y : all.y + all.g * y_in;
     T gp = T(1);
 KBAND_UNROLL
     for (int u = 0; u < M; ++u) {
       gp *= av[u];
-      dv[u] += gp * in.y;
+      dv[u] += gp * yin;
     }
-    // 3. backward pass from x_in = 0
+    return all.bad;
+  }
+
+  /// Backward pass of a segment (c' in cv, y in dv) from x after it (x_out;
+  /// 0 after the system): one scan in region r; stores x (NaN when bad)
+  /// and returns the segment's first x.
+  KOKKOS_INLINE_FUNCTION T backward(const member_type& m, const Place& pl, char* raw, int r, int j0, int nr, int bad,
+                                    T x_out, const T (&cv)[M], T (&dv)[M]) const {
     AffineSum<T> bw{T(1), T(0), T(0), 0};
 KBAND_UNROLL
     for (int u = M - 1; u >= 0; --u) {
@@ -497,24 +568,27 @@ KBAND_UNROLL
       bw.g *= -cv[u];
     }
     AffineSum<T> xin, xall;
-    this->template scan<true>(m, pl, Base::region(m, raw, r0, kEntry), kEntry, bw,
+    this->template scan<true>(m, pl, Base::region(m, raw, r, kEntry), kEntry, bw,
                               AffineSum<T>{T(1), T(0), T(0), 0}, xin, xall);
-    if (!pl.live) return;
+    if (!pl.live || nr <= 0) return S == 1 ? T(0) : xall.y + xall.g * x_out;
+    const T xi = S == 1 ? xin.y : xin.y + xin.g * x_out;
     T hp = T(1);
 KBAND_UNROLL
     for (int u = M - 1; u >= 0; --u) {
       hp *= -cv[u];
-      dv[u] = bad != 0 ? this->nan : dv[u] + hp * xin.y;
+      dv[u] = bad != 0 ? this->nan : dv[u] + hp * xi;
     }
-    store_chunk<M>(&x(pl.s, j0), batch_traits<BX>::row_stride(x), nr, dv);
-    if (pl.k == 0) info(pl.s) = bad;
+    store_chunk<M>(&x(pl.s, j0), batch_traits<BX>::row_stride(x), nr < M ? nr : M, dv);
+    return S == 1 ? T(0) : xall.y + xall.g * x_out;
   }
 };
 
 /// Rows per thread of the Registers kernels: 16 for shared coefficients (one
-/// array in registers), 8 for per-system ones (four).
+/// array in registers), 8 for per-system ones (four), 16 for per-system ones
+/// in two segments (six).
 constexpr int kRegisterRowsShared = 16;
 constexpr int kRegisterRowsPerSystem = 8;
+constexpr int kRegisterRowsTwoSegments = 16;
 
 /// Chooses P (systems per team) for K chunks of M rows: P * K about `team`
 /// threads (at least K; 0: the kernel's kSystemsPerTeam systems, and at
@@ -523,12 +597,12 @@ constexpr int kRegisterRowsPerSystem = 8;
 /// contiguous batches put a system's chunks side by side in a warp.
 template <class Exec, class Functor>
 RegisterGeometry register_geometry(const Exec& exec, int nsys, int n, int M, bool contiguous,
-                                   size_t scratch_per_thread, int team, int blocks, Functor& f) {
+                                   size_t scratch_per_thread, int team, int blocks, Functor& f, int segments = 1) {
   RegisterGeometry g;
   g.nsys = nsys;
   g.n = n;
   g.M = M;
-  g.K = (n + M - 1) / M;
+  g.K = (n + M * segments - 1) / (M * segments);
   g.chunk_fastest = contiguous;
   f.K = g.K;
   f.chunk_fastest = contiguous;
@@ -539,8 +613,8 @@ RegisterGeometry register_geometry(const Exec& exec, int nsys, int n, int M, boo
   const int scap = static_cast<int>(smax / scratch_per_thread);
   cap = cap < scap ? cap : scap;
   if (g.K > cap) {
-    g.why = concat("Variant::Registers needs ", g.K, " threads per team for n=", n, " (", M,
-                   " rows each) but the backend offers ", cap);
+    g.why = concat("Variant::Registers needs ", g.K, " threads per team for n=", n, " (", M, " rows each",
+                   segments > 1 ? concat(", ", segments, " segments") : std::string(), ") but the backend offers ", cap);
     return g;
   }
   if (team <= 0) {
