@@ -155,14 +155,14 @@ TYPED_TEST(ThomasAccuracy, RegistersTwoSegmentsJoin) {
 
 // Auto on both sides of its Registers limits for per-system coefficients
 // (GPUs: one segment for n <= 256 on interleaved batches and n <= 512 on
-// grouped ones, two segments up to n = 1024; the other variants beyond;
-// hosts: Global everywhere).
+// grouped ones, two segments up to n = 1024 and 2048; the other variants
+// beyond; hosts: Global everywhere).
 TYPED_TEST(ThomasAccuracy, AutoAtRegistersLimits) {
   using T = typename TypeParam::value_type;
   using L = typename TypeParam::layout;
   const long before = stats().solves;
   long expected = 0;
-  for (int n : {256, 257, 512, 513, 1024, 1025})
+  for (int n : {256, 257, 512, 513, 1024, 1025, 2048, 2049})
     for (int nsys : {1, L::sz + 1, 70})
       for (Family fam : {Family::Dominant, Family::General}) {
         Problem<T, L> p(get_case<T>(Solver::Thomas, fam, n, nsys));

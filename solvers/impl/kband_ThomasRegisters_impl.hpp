@@ -411,18 +411,18 @@ struct ThomasPerSystemRegisters : RegisterBase<Exec, batch_value_t<BX>, M> {
   static constexpr int kMaxBlocksStrided = 1;
   // Auto's limits, in chunks of M rows (use_registers): one segment of M = 8
   // up to n = 512 on grouped batches and 256 on interleaved ones; beyond,
-  // two segments of M = 16 up to n = 1024 (thomas_per_system). An
-  // interleaved batch keeps the memory busy only when a team reads 64 bytes
-  // or more of each row (P >= 8 systems in double): H100, the kernel's loads
-  // alone at n = 512, bw/copy 0.52 with P = 4, 0.87 with P = 8, 0.93 with
-  // P = 16 (grouped batches: 0.80 at P = 4). M = 8 holds P = 4 systems of
-  // n = 512 a team at two teams an SM; two segments of M = 16 hold P = 16
-  // (n = 512) or P = 8 (n = 1024) at one team an SM. The H100, ns a point
-  // (bw/copy): interleaved n = 512 0.0259 (0.53) -> 0.0159 (0.85), n = 1024
-  // 0.0262 (Scratch) -> 0.0179 (0.76); grouped n = 1024 0.0253 (Scratch) ->
-  // 0.0199 (0.68); grouped n = 512 0.019 either way; n = 2048 two segments
-  // hold P = 4 only (interleaved 0.034 against Scratch's 0.026).
-  static constexpr int kAutoChunks = 64;
+  // two segments of M = 16, up to n = 2048 (grouped) and 1024 (interleaved;
+  // thomas_per_system). An interleaved batch keeps the memory busy only when
+  // a team reads 64 bytes or more of each row (P >= 8 systems in double):
+  // H100, the kernel's loads alone at n = 512, bw/copy 0.52 with P = 4, 0.87
+  // with P = 8, 0.93 with P = 16 (grouped batches: 0.80 at P = 4). M = 8
+  // holds P = 4 systems of n = 512 a team at two teams an SM; two segments
+  // of M = 16 hold P = 16 (n = 512), 8 (1024) or 4 (2048) at one team an SM.
+  // The H100, ns a point: interleaved n = 512 0.0259 -> 0.0158, n = 1024
+  // 0.0262 (Scratch) -> 0.0180, n = 2048 0.0286 against Scratch's 0.0263;
+  // grouped n = 512 0.019 either way, n = 1024 0.0254 (Scratch) -> 0.0199,
+  // n = 2048 0.0256 (Scratch) -> 0.0228-0.0246.
+  static constexpr int kAutoChunks = 64 * S;
   static constexpr int kAutoChunksInterleaved = 32 * S;
   static constexpr size_t kEntry = scan_entry<T, MoebiusSum<T>>() > scan_entry<T, Sum>() ? scan_entry<T, MoebiusSum<T>>()
                                                                                          : scan_entry<T, Sum>();
