@@ -88,15 +88,18 @@ TYPED_TEST(ThomasAccuracy, RegistersChunkBoundaries) {
         }
     }
   // per-system coefficients beyond one segment's reach (interleaved n > 256,
-  // grouped n > 512: two segments of 16 rows a thread): an empty last chunk
-  // (257), whole and partial segments, and past Auto's limit (1025)
-  for (int n : {257, 288, 289, 511, 512, 513, 600, 1000, 1024, 1025})
+  // grouped n > 512: two segments of 16 rows a thread, served on GPUs only):
+  // an empty last chunk (257), whole and partial segments, P = 4 (1025)
+  const std::vector<int> two = kband::impl::is_device_exec<Exec>::value
+                                   ? std::vector<int>{257, 288, 289, 511, 512, 513, 600, 1000, 1024, 1025}
+                                   : std::vector<int>{};
+  for (int n : two)
     for (int nsys : {1, 3, L::sz + 1, 70})
       for (Family fam : {Family::Dominant, Family::General}) {
         Problem<T, L> p(get_case<T>(Solver::Thomas, fam, n, nsys));
         for (int blocks : {0, 3}) {
           p.solve_and_check(kband::Variant::Registers, false, blocks);
-          if (kband::impl::is_device_exec<Exec>::value) ++expected_served;
+          ++expected_served;
         }
       }
   EXPECT_GE(stats().register_solves - before, expected_served);
@@ -156,13 +159,14 @@ TYPED_TEST(ThomasAccuracy, RegistersTwoSegmentsJoin) {
 // Auto on both sides of its Registers limits for per-system coefficients
 // (GPUs: one segment for n <= 256 on interleaved batches and n <= 512 on
 // grouped ones, two segments up to n = 1024 and 2048; the other variants
-// beyond; hosts: Global everywhere).
+// beyond; hosts: Global everywhere). n = 2048 is left out: its long double
+// references would take minutes on a CI host.
 TYPED_TEST(ThomasAccuracy, AutoAtRegistersLimits) {
   using T = typename TypeParam::value_type;
   using L = typename TypeParam::layout;
   const long before = stats().solves;
   long expected = 0;
-  for (int n : {256, 257, 512, 513, 1024, 1025, 2048, 2049})
+  for (int n : {256, 257, 512, 513, 1024, 1025})
     for (int nsys : {1, L::sz + 1, 70})
       for (Family fam : {Family::Dominant, Family::General}) {
         Problem<T, L> p(get_case<T>(Solver::Thomas, fam, n, nsys));
