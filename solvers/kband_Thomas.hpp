@@ -277,11 +277,12 @@ template <class Exec, Layout L, int MinBlocks = 0, class F>
 bool use_registers(const char* fn, const SolveOptions& opt, const Exec& exec, int nsys, int n, int M,
                    size_t scratch_per_thread, F& f, int segments = 1) {
   const Variant v = opt.variant;
-  // Auto (GPUs): grouped batches up to F::kAutoChunks chunks per system,
-  // interleaved ones up to F::kAutoChunksInterleaved (per-system Thomas: 64
-  // and 32, shared factors: 32; beyond that the other variants are as fast
-  // or faster); contiguous batches of per-system systems at any n the teams
-  // allow (H200: 3.5-5.9x the copy time against 8-10.5x for Scratch)
+  // Auto (GPUs): grouped batches up to F::kAutoChunks chunks of M rows per
+  // system, interleaved ones up to F::kAutoChunksInterleaved (per-system
+  // Thomas: 64 and 32 of 8 rows, in two segments 128 and 64 of 16; shared
+  // factors: 32; beyond that the other variants are as fast or faster);
+  // contiguous batches of per-system systems at any n the teams allow (H200:
+  // 3.5-5.9x the copy time against 8-10.5x for Scratch)
   const int chunks = L == Layout::Interleaved ? F::kAutoChunksInterleaved : F::kAutoChunks;
   const bool prefer = L == Layout::Contiguous ? F::kAutoContiguous : n <= chunks * M;
   if (v == Variant::Auto && !(is_device_exec<Exec>::value && prefer)) return false;

@@ -394,7 +394,6 @@ struct ThomasPerSystemRegisters : RegisterBase<Exec, batch_value_t<BX>, M> {
       : Base(base), a(a_), b(b_), c(c_), d(d_), x(x_), info(info_) {}
 
   using Sum = AffineSum<T, false, true>;
-  static constexpr int kSegments = S;
   static constexpr int kSystemsPerTeam = 8;  // kband's choice of P (H200: 8 best for n = 64 .. 512)
   // Interleaved and grouped batches: at least 256 threads, so 16-32 systems
   // a team for n <= 128 (H100, double, t/copy at n = 64 / 128: interleaved
