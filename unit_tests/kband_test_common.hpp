@@ -630,6 +630,24 @@ struct Problem {
     return true;
   }
 
+  /// Launches the two-segment Registers kernel of per-system Thomas directly
+  /// (kband::thomas takes it for long interleaved and grouped systems only,
+  /// which host backends do not serve): systems of one chunk a segment (n <=
+  /// 32) run on every backend.
+  void call_two_segments(const B& x_out) const {
+    constexpr int M = kband::impl::kRegisterRowsTwoSegments;
+    using F = kband::impl::ThomasPerSystemRegisters<Exec, B, B, B, B, B, InfoView, M, 2>;
+    const int n = cs.n, nsys = cs.nsys;
+    F f(typename F::Base{nsys, n, 1, 1, false, nan_value<T>()}, a, b, c, d, x_out, info);
+    const bool contiguous = kband::impl::batch_traits<B>::layout == kband::Layout::Contiguous;
+    const auto g = kband::impl::register_geometry(Exec(), nsys, n, M, contiguous, F::scratch_per_thread(), 0, 0, f, 2);
+    ASSERT_TRUE(g.ok) << g.why;
+    ASSERT_EQ(g.K, 1);
+    fill_team_scratch(Exec(), nan_value<T>());
+    kband::impl::launch_registers("kband_test::two_segments", Exec(), g, f);
+    Exec().fence();
+  }
+
   /// Poisons the outputs, solves, and checks info == 0, finite x within `tol`
   /// of the reference, padding sentinels intact and the inputs unchanged.
   void solve_and_check(kband::Variant variant, bool inplace = false, int blocks_per_team = 0) {

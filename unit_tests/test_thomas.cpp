@@ -116,8 +116,6 @@ TYPED_TEST(ThomasAccuracy, RegistersTwoSegmentsJoin) {
   using L = typename TypeParam::layout;
   using P = Problem<T, L>;
   using B = typename P::B;
-  constexpr int M = kband::impl::kRegisterRowsTwoSegments;
-  using F = kband::impl::ThomasPerSystemRegisters<Exec, B, B, B, B, B, typename P::InfoView, M, 2>;
   for (int n : {1, 2, 3, 15, 16, 17, 31, 32})
     for (int nsys : {1, 3, L::sz + 1})
       for (Family fam : {Family::Dominant, Family::General})
@@ -132,15 +130,7 @@ TYPED_TEST(ThomasAccuracy, RegistersTwoSegmentsJoin) {
             hx.to_device();
             Kokkos::deep_copy(p.info, kInfoPoison);
           }
-          F f(typename F::Base{nsys, n, 1, 1, false, nan_value<T>()}, p.a, p.b, p.c, p.d, xo, p.info);
-          const bool contiguous = kband::impl::batch_traits<B>::layout == kband::Layout::Contiguous;
-          const auto g =
-              kband::impl::register_geometry(Exec(), nsys, n, M, contiguous, F::scratch_per_thread(), 0, 0, f, 2);
-          ASSERT_TRUE(g.ok) << what << ": " << g.why;
-          ASSERT_EQ(g.K, 1) << what;
-          fill_team_scratch(Exec(), nan_value<T>());
-          kband::impl::launch_registers("two segments", Exec(), g, f);
-          Exec().fence();
+          p.call_two_segments(xo);
           Host<B> hx(xo);
           hx.to_host();
           auto hi = Kokkos::create_mirror_view(p.info);

@@ -59,8 +59,10 @@ constexpr int kDefectKinds = 5;
 
 template <class T, class L>
 void per_system_defects(Solver solver) {
-  // n = 600: on GPUs, two segments of Registers (interleaved, grouped)
-  for (int n : {5, 33, 600}) {
+  // n = 32: the two-segment Registers kernel, launched directly (one chunk
+  // a segment, so every backend serves it; a defect in each half); n = 600:
+  // on GPUs kband::thomas takes that kernel itself (interleaved, grouped)
+  for (int n : {5, 32, 33, 600}) {
     const int nsys = 3 * L::sz - 1;  // >= 11
     Case<T> cs = get_case<T>(solver, Family::Dominant, n, nsys);  // a copy: edited below
     const int systems[kDefectKinds] = {0, 2, nsys / 2, nsys - 1, 1};
@@ -70,15 +72,13 @@ void per_system_defects(Solver solver) {
     for (const Defect& d : defects) expected[d.s] = d.info;
 
     Problem<T, L> p(cs);
-    for (kband::Variant v : thomas_variants()) {
-      const std::string what = p.describe(v, false);
+    // one solve (false: refused) and its checks
+    auto check = [&](const std::string& what, const std::function<bool()>& solve) {
       Host<typename Problem<T, L>::B> hx(p.x);
       poison(hx, T(kFinitePoison));
       hx.to_device();
       Kokkos::deep_copy(p.info, kInfoPoison);
-      kband::SolveOptions opt;
-      opt.variant = v;
-      if (!p.call_if_served(p.x, opt, what)) continue;
+      if (!solve()) return;
       hx.to_host();
       auto hi = Kokkos::create_mirror_view(p.info);
       Kokkos::deep_copy(hi, p.info);
@@ -96,7 +96,18 @@ void per_system_defects(Solver solver) {
         }
       }
       EXPECT_EQ(padding_damage(hx), 0) << what;
+    };
+    for (kband::Variant v : thomas_variants()) {
+      const std::string what = p.describe(v, false);
+      kband::SolveOptions opt;
+      opt.variant = v;
+      check(what, [&] { return p.call_if_served(p.x, opt, what); });
     }
+    if (solver == Solver::Thomas && n <= 2 * kband::impl::kRegisterRowsTwoSegments)
+      check(p.describe(kband::Variant::Registers, false) + " (two segments)", [&] {
+        p.call_two_segments(p.x);
+        return true;
+      });
   }
 }
 
