@@ -643,7 +643,6 @@ struct Problem {
     const auto g = kband::impl::register_geometry(Exec(), nsys, n, M, contiguous, F::scratch_per_thread(), 0, 0, f, 2);
     ASSERT_TRUE(g.ok) << g.why;
     ASSERT_EQ(g.K, 1);
-    fill_team_scratch(Exec(), nan_value<T>());
     kband::impl::launch_registers("kband_test::two_segments", Exec(), g, f);
     Exec().fence();
   }
@@ -652,6 +651,15 @@ struct Problem {
   /// of the reference, padding sentinels intact and the inputs unchanged.
   void solve_and_check(kband::Variant variant, bool inplace = false, int blocks_per_team = 0) {
     const std::string what = describe(variant, inplace);
+    kband::SolveOptions opt;
+    opt.variant = variant;
+    opt.blocks_per_team = blocks_per_team;
+    check_solve(what, inplace, [&](const B& xo) { return call_if_served(xo, opt, what); });
+  }
+
+  /// solve_and_check's poisoning and checks around solve(x_out), which
+  /// returns false when the call was refused.
+  void check_solve(const std::string& what, bool inplace, const std::function<bool(const B&)>& solve) {
     const double tol = cs.family == Family::Dominant ? Tol<T>::dominant : Tol<T>::general;
     const B& xo = inplace ? d : x;
     if (inplace) upload_rhs();
@@ -664,11 +672,8 @@ struct Problem {
       Kokkos::deep_copy(hi, kInfoPoison);
       Kokkos::deep_copy(info, hi);
     }
-    kband::SolveOptions opt;
-    opt.variant = variant;
-    opt.blocks_per_team = blocks_per_team;
     fill_team_scratch(Exec(), nan_value<T>());
-    if (!call_if_served(xo, opt, what)) return;
+    if (!solve(xo)) return;
     ++stats().solves;
     Host<B> hx(xo);
     hx.to_host();
