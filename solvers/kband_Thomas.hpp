@@ -30,12 +30,12 @@ namespace kband {
 
 /// Where the forward-pass intermediates live. Auto picks per backend, layout
 /// and size: on GPUs (kband::thomas, kband::penta) Registers for
-/// interleaved and grouped batches of n <= 512 (tridiagonal, per-system
-/// coefficients: one segment of M = 8 rows a thread up to n = 256 on
-/// interleaved batches and 512 on grouped ones, two segments of M = 16
-/// beyond, up to n = 1024 and 2048; shared factor: 32 chunks of M = 16;
-/// penta: n <= 128, 16 M with per-system coefficients and 8 M with a shared
-/// factor) and for contiguous per-system tridiagonal batches, else
+/// interleaved and grouped batches (tridiagonal, per-system coefficients:
+/// n <= 1024 interleaved and n <= 2048 grouped, one segment of M = 8 rows a
+/// thread up to n = 256 and 512, two segments of M = 16 beyond; shared
+/// factor: n <= 512, 32 chunks of M = 16; penta: n <= 128, 16 M with
+/// per-system coefficients and 8 M with a shared factor) and for contiguous
+/// per-system tridiagonal batches, else
 /// Recompute (shared factors, interleaved and grouped batches of enough
 /// systems), Scratch or Global; on hosts Global.
 ///  * Global: in the output and a workspace (any size, any backend);
