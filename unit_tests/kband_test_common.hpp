@@ -630,20 +630,21 @@ struct Problem {
     return true;
   }
 
-  /// Launches the two-segment Registers kernel of per-system Thomas directly
-  /// (kband::thomas takes it for long interleaved and grouped systems only,
-  /// which host backends do not serve): systems of one chunk a segment (n <=
-  /// 32) run on every backend.
-  void call_two_segments(const B& x_out) const {
+  /// Launches the Registers kernel of per-system Thomas in S segments
+  /// directly (kband::thomas takes it for long interleaved and grouped
+  /// systems only, which host backends do not serve): systems of one chunk
+  /// a segment (n <= 16 S) run on every backend.
+  template <int S>
+  void call_segments(const B& x_out) const {
     constexpr int M = kband::impl::kRegisterRowsTwoSegments;
-    using F = kband::impl::ThomasPerSystemRegisters<Exec, B, B, B, B, B, InfoView, M, 2>;
+    using F = kband::impl::ThomasPerSystemRegisters<Exec, B, B, B, B, B, InfoView, M, S>;
     const int n = cs.n, nsys = cs.nsys;
     F f(typename F::Base{nsys, n, 1, 1, false, nan_value<T>()}, a, b, c, d, x_out, info);
     const bool contiguous = kband::impl::batch_traits<B>::layout == kband::Layout::Contiguous;
-    const auto g = kband::impl::register_geometry(Exec(), nsys, n, M, contiguous, F::scratch_per_thread(), 0, 0, f, 2);
+    const auto g = kband::impl::register_geometry(Exec(), nsys, n, M, contiguous, F::scratch_per_thread(), 0, 0, f, S);
     ASSERT_TRUE(g.ok) << g.why;
     ASSERT_EQ(g.K, 1);
-    kband::impl::launch_registers("kband_test::two_segments", Exec(), g, f);
+    kband::impl::launch_registers("kband_test::segments", Exec(), g, f);
     Exec().fence();
   }
 

@@ -106,28 +106,38 @@ TYPED_TEST(ThomasAccuracy, RegistersChunkBoundaries) {
   if (kband::impl::is_device_exec<Exec>::value) EXPECT_EQ(stats().register_refusals, refused);
 }
 
-// The two-segment Registers kernel of per-system Thomas, launched directly
-// with systems of one chunk a segment (n <= 32), which every backend serves
-// (host teams have one thread): the first half's last c' and y carried into
-// the second, and the second's first x back, with halves that are full,
-// partial (17, 31) or empty (n <= 16); in place too.
-TYPED_TEST(ThomasAccuracy, RegistersTwoSegmentsJoin) {
+// The Registers kernel of per-system Thomas in two and four segments,
+// launched directly with systems of one chunk a segment (n <= 32 and 64),
+// which every backend serves (host teams have one thread): each segment's
+// last c' and y carried into the next, the middle segments' c' and y kept in
+// level-1 scratch (four), and each segment's first x carried back, with
+// segments that are full, partial (17, 31, 33, 47, 49) or empty; in place
+// too.
+TYPED_TEST(ThomasAccuracy, RegistersSegmentsJoin) {
   using T = typename TypeParam::value_type;
   using L = typename TypeParam::layout;
   using B = typename Problem<T, L>::B;
   const long before = stats().solves;
   long expected = 0;
-  for (int n : {1, 2, 3, 15, 16, 17, 31, 32})
-    for (int nsys : {1, 3, L::sz + 1})
-      for (Family fam : {Family::Dominant, Family::General})
-        for (bool inplace : {false, true}) {
-          Problem<T, L> p(get_case<T>(Solver::Thomas, fam, n, nsys));
-          p.check_solve(p.describe(kband::Variant::Registers, inplace) + " (two segments)", inplace, [&](const B& xo) {
-            p.call_two_segments(xo);
-            return true;
-          });
-          ++expected;
-        }
+  for (int segments : {2, 4})
+    for (int n : {1, 2, 3, 15, 16, 17, 31, 32, 33, 47, 48, 49, 63, 64}) {
+      if (n > 16 * segments) continue;
+      for (int nsys : {1, 3, L::sz + 1})
+        for (Family fam : {Family::Dominant, Family::General})
+          for (bool inplace : {false, true}) {
+            Problem<T, L> p(get_case<T>(Solver::Thomas, fam, n, nsys));
+            const std::string what = p.describe(kband::Variant::Registers, inplace) + " (" +
+                                     std::to_string(segments) + " segments)";
+            p.check_solve(what, inplace, [&](const B& xo) {
+              if (segments == 2)
+                p.template call_segments<2>(xo);
+              else
+                p.template call_segments<4>(xo);
+              return true;
+            });
+            ++expected;
+          }
+    }
   EXPECT_EQ(stats().solves - before, expected);
 }
 

@@ -60,7 +60,9 @@ constexpr int kDefectKinds = 5;
 template <class T, class L>
 void per_system_defects(Solver solver) {
   // n = 32: the two-segment Registers kernel, launched directly (one chunk
-  // a segment, so every backend serves it; a defect in each half); n = 600:
+  // a segment, so every backend serves it; a defect in each half); n <= 64:
+  // the four-segment one (n = 33: defects in the middle segments, whose c'
+  // and y wait in level-1 scratch); n = 600:
   // on GPUs kband::thomas takes that kernel itself (interleaved, grouped)
   for (int n : {5, 32, 33, 600}) {
     const int nsys = 3 * L::sz - 1;  // >= 11
@@ -105,7 +107,12 @@ void per_system_defects(Solver solver) {
     }
     if (solver == Solver::Thomas && n <= 2 * kband::impl::kRegisterRowsTwoSegments)
       check(p.describe(kband::Variant::Registers, false) + " (two segments)", [&] {
-        p.call_two_segments(p.x);
+        p.template call_segments<2>(p.x);
+        return true;
+      });
+    if (solver == Solver::Thomas && n <= 4 * kband::impl::kRegisterRowsTwoSegments)
+      check(p.describe(kband::Variant::Registers, false) + " (four segments)", [&] {
+        p.template call_segments<4>(p.x);
         return true;
       });
   }

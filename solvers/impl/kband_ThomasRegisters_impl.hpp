@@ -38,7 +38,8 @@ struct RegisterGeometry {
   int R = 1;            // blocks of P systems per team
   int league = 0;
   bool chunk_fastest = false;  // thread = p*K + k (contiguous) or k*P + p
-  size_t scratch_bytes = 0;
+  size_t scratch_bytes = 0;   // level 0, per team
+  size_t scratch1_bytes = 0;  // level 1 (global memory), per team
   bool ok = false;
   std::string why;      // why not, when !ok
 };
@@ -142,6 +143,8 @@ struct RegisterBase {
   int R = 1;  // blocks of P systems per team, solved one after another
   /// kband's largest R on interleaved and grouped batches (register_geometry)
   static constexpr int kMaxBlocksStrided = 4;
+  /// Bytes of level-1 team scratch a thread (kernels that keep state there)
+  static constexpr size_t kScratch1PerThread = 0;
 
   struct Place {
     int p, k, slot, stride;  // system in the block, chunk, scratch slot, slot distance between chunks
@@ -375,10 +378,16 @@ KBAND_UNROLL
 // is solved to the end; the first half's x then follows from its c', y and
 // the second half's first x. A thread then holds 6 M values at once, not
 // 4 M: M = 16 (ptxas: 243-255 registers, double).
+//
+// S > 2 segments: the same walk over S segments of K chunks, the first
+// segment's c' and y in registers, those of segments 1 .. S-2 in level-1
+// team scratch (global memory, a thread's own values, so no barrier guards
+// them: (S-2) 2 M values a thread), the last one's solved in place. The
+// backward passes then run from the last segment down.
 // ---------------------------------------------------------------------------
 template <class Exec, class BA, class BB, class BC, class BD, class BX, class Info, int M, int S = 1>
 struct ThomasPerSystemRegisters : RegisterBase<Exec, batch_value_t<BX>, M> {
-  static_assert(S == 1 || S == 2, "one or two segments");
+  static_assert(S >= 1 && S <= 8, "one to eight segments");
   using T = batch_value_t<BX>;
   using Base = RegisterBase<Exec, T, M>;
   using typename Base::member_type;
@@ -426,6 +435,8 @@ struct ThomasPerSystemRegisters : RegisterBase<Exec, batch_value_t<BX>, M> {
   static constexpr size_t kEntry = scan_entry<T, MoebiusSum<T>>() > scan_entry<T, Sum>() ? scan_entry<T, MoebiusSum<T>>()
                                                                                          : scan_entry<T, Sum>();
   KOKKOS_INLINE_FUNCTION static size_t scratch_per_thread() { return 4 * kEntry; }
+  /// c' and y of segments 1 .. S-2, level-1 scratch (register_geometry)
+  static constexpr size_t kScratch1PerThread = S > 2 ? (S - 2) * 2 * M * sizeof(T) : 0;
 
   using Rows = ChunkRows<T, M>;
 
@@ -446,11 +457,15 @@ struct ThomasPerSystemRegisters : RegisterBase<Exec, batch_value_t<BX>, M> {
     int b0, b1;
     this->blocks(m, b0, b1);
     char* raw = static_cast<char*>(m.team_scratch(0).get_shmem(m.team_size() * scratch_per_thread()));
+    T* kept = nullptr;
+    if constexpr (S > 2) kept = static_cast<T*>(m.team_scratch(1).get_shmem(m.team_size() * kScratch1PerThread));
     for (int b = b0; b < b1; ++b) {
       const Place pl = this->at(pl0, b);
-      // scans in alternate regions: 0, 1, 0 then 1, 0, 1 for the next block
-      // (one segment), 0, 1, 0, 1, 0, 1 every block (two)
-      const int r0 = S == 1 ? (b - b0) % 2 : 0;
+      // scans in alternate regions: each forward pass two from region r0,
+      // then S backward ones from r0 on: 0, 1, 0 then 1, 0, 1 for the next
+      // block with one segment (an odd S), 0, 1, 0, 1, 0, 1 every block with
+      // two (an even S)
+      const int r0 = S % 2 == 1 ? (b - b0) % 2 : 0;
       const int j0 = pl.k * M, nr = seg_rows(0, pl.k);
       Rows r;
       load(pl, j0, nr, r);
@@ -460,31 +475,64 @@ struct ThomasPerSystemRegisters : RegisterBase<Exec, batch_value_t<BX>, M> {
         backward(m, pl, raw, r0, j0, nr, bad, T(0), r.c, r.d);
         if (pl.k == 0 && pl.live) info(pl.s) = bad;
       } else {
-        solve_two(m, pl, raw, r0, j0, nr, r);
+        solve_segments(m, pl, raw, kept, r0, j0, nr, r);
       }
     }
   }
 
-  KOKKOS_INLINE_FUNCTION void solve_two(const member_type& m, const Place& pl, char* raw, int r0, int j0, int nr,
-                                        Rows& r) const {
-    // first half: its c' and y stay here
+  /// Where a thread keeps c' (and, M rows on, y) of its chunk of segment g
+  /// (1 .. S-2): kept[(2 M (g-1) + u) ts + slot], unit stride across a warp.
+  KOKKOS_INLINE_FUNCTION static T* kept_at(T* kept, int g, int ts, int slot) {
+    return kept + static_cast<size_t>(2 * M * (g - 1)) * ts + slot;
+  }
+
+  KOKKOS_INLINE_FUNCTION void solve_segments(const member_type& m, const Place& pl, char* raw, T* kept, int r0,
+                                             int j0, int nr, Rows& r) const {
+    const int ts = m.team_size();
+    // first segment: its c' and y stay here
     T cl, yl;
-    const int bad0 = forward(m, pl, raw, r0, j0, r, T(0), T(0), cl, yl);
+    int bad = forward(m, pl, raw, r0, j0, r, T(0), T(0), cl, yl);
     T c0[M], y0[M];
 KBAND_UNROLL
     for (int u = 0; u < M; ++u) {
       c0[u] = r.c[u];
       y0[u] = r.d[u];
     }
-    // second half, from the first's last c' and y, to the end
-    const int j1 = (this->K + pl.k) * M, nr1 = seg_rows(1, pl.k);
-    load(pl, j1, nr1, r);
-    T cl1, yl1;
-    const int bad1 = forward(m, pl, raw, r0, j1, r, cl, yl, cl1, yl1);
-    const int bad = bad0 != 0 ? bad0 : bad1;
-    const T xf = backward(m, pl, raw, r0, j1, nr1, bad, T(0), r.c, r.d);
-    // the first half's x, from the second half's first x
-    backward(m, pl, raw, 1 - r0, j0, nr, bad, xf, c0, y0);
+    // the others, each from the previous one's last c' and y; the middle
+    // ones' c' and y to level-1 scratch, the last one's stay in r
+    for (int g = 1; g < S; ++g) {
+      const int jg = (g * this->K + pl.k) * M;
+      load(pl, jg, seg_rows(g, pl.k), r);
+      T cn, yn;
+      const int bg = forward(m, pl, raw, r0, jg, r, cl, yl, cn, yn);
+      if (bad == 0) bad = bg;
+      cl = cn;
+      yl = yn;
+      if (S > 2 && g < S - 1) {
+        T* kp = kept_at(kept, g, ts, pl.slot);
+KBAND_UNROLL
+        for (int u = 0; u < M; ++u) {
+          kp[u * ts] = r.c[u];
+          kp[(M + u) * ts] = r.d[u];
+        }
+      }
+    }
+    // backward: the last segment to the end of the system, then each
+    // earlier one from the first x of the one after it
+    const int jl = ((S - 1) * this->K + pl.k) * M;
+    T xf = backward(m, pl, raw, r0, jl, seg_rows(S - 1, pl.k), bad, T(0), r.c, r.d);
+    int rb = 1 - r0;
+    for (int g = S - 2; g >= 1; --g) {
+      const T* kp = kept_at(kept, g, ts, pl.slot);
+KBAND_UNROLL
+      for (int u = 0; u < M; ++u) {
+        r.c[u] = kp[u * ts];
+        r.d[u] = kp[(M + u) * ts];
+      }
+      xf = backward(m, pl, raw, rb, (g * this->K + pl.k) * M, seg_rows(g, pl.k), bad, xf, r.c, r.d);
+      rb = 1 - rb;
+    }
+    backward(m, pl, raw, rb, j0, nr, bad, xf, c0, y0);
     if (pl.k == 0 && pl.live) info(pl.s) = bad;
   }
 
@@ -638,6 +686,7 @@ RegisterGeometry register_geometry(const Exec& exec, int nsys, int n, int M, boo
   f.R = R;
   g.league = static_cast<int>((nb + R - 1) / R);
   g.scratch_bytes = scratch_per_thread * g.team_size;
+  g.scratch1_bytes = Functor::kScratch1PerThread * g.team_size;
   g.ok = true;
   f.P = P;
   return g;
@@ -653,12 +702,14 @@ void launch_registers(const char* label, const Exec& exec, const RegisterGeometr
     if (g.team_size <= 256) {
       impl::Team<Exec, Kokkos::LaunchBounds<256, MinBlocks>> policy(exec, g.league, g.team_size);
       policy.set_scratch_size(0, Kokkos::PerTeam(g.scratch_bytes));
+      if (g.scratch1_bytes > 0) policy.set_scratch_size(1, Kokkos::PerTeam(g.scratch1_bytes));
       Kokkos::parallel_for(label, policy, f);
       return;
     }
   }
   impl::Team<Exec> policy(exec, g.league, g.team_size);
   policy.set_scratch_size(0, Kokkos::PerTeam(g.scratch_bytes));
+  if (g.scratch1_bytes > 0) policy.set_scratch_size(1, Kokkos::PerTeam(g.scratch1_bytes));
   Kokkos::parallel_for(label, policy, f);
 }
 
