@@ -31,8 +31,9 @@ namespace kband {
 /// Where the forward-pass intermediates live. Auto picks per backend, layout
 /// and size: on GPUs (kband::thomas, kband::penta) Registers for
 /// interleaved and grouped batches (tridiagonal, per-system coefficients:
-/// n <= 1024 interleaved and n <= 2048 grouped, one segment of M = 8 rows a
-/// thread up to n = 256 and 512, two segments of M = 16 beyond; shared
+/// n <= 2048, one segment of M = 8 rows a thread up to n = 128 interleaved
+/// and 512 grouped, two segments of M = 16 beyond, up to n = 1024
+/// interleaved, four segments up to 2048 interleaved; shared
 /// factor: n <= 512, 32 chunks of M = 16; penta: n <= 128, 16 M with
 /// per-system coefficients and 8 M with a shared factor) and for contiguous
 /// per-system tridiagonal batches, else
@@ -46,8 +47,8 @@ namespace kband {
 ///    (non-periodic per-system coefficients, and shared factors) only; it
 ///    needs teams of ceil(n / M) threads (M = 8 rows per thread with
 ///    per-system coefficients, 16 with a shared factor; ceil(n / 32) in two
-///    segments), so host backends serve it for n <= M only (two segments:
-///    n <= 32).
+///    segments, ceil(n / 64) in four), so host backends serve it for n <= M
+///    only.
 ///  * Recompute: shared factors only (kband::thomas with a TridiagonalFactor,
 ///    kband::penta with a PentadiagonalFactor).
 ///    No intermediate row is stored: the forward pass runs twice, the first
@@ -279,8 +280,9 @@ bool use_registers(const char* fn, const SolveOptions& opt, const Exec& exec, in
   const Variant v = opt.variant;
   // Auto (GPUs): grouped batches up to F::kAutoChunks chunks of M rows per
   // system, interleaved ones up to F::kAutoChunksInterleaved (per-system
-  // Thomas: 64 and 32 of 8 rows, in two segments 128 and 64 of 16; shared
-  // factors: 32; beyond that the other variants are as fast or faster);
+  // Thomas: 64 and 16 of 8 rows, in two segments 128 and 64 of 16, in four
+  // 256 and 128; shared factors: 32; beyond that the other variants are as
+  // fast or faster);
   // contiguous batches of per-system systems at any n the teams allow (H200:
   // 3.5-5.9x the copy time against 8-10.5x for Scratch)
   const int chunks = L == Layout::Interleaved ? F::kAutoChunksInterleaved : F::kAutoChunks;
@@ -306,21 +308,34 @@ void thomas_per_system(const char* fn, const Exec& exec, const BA& a, const BB& 
   check_tridiagonal_args<Exec>(fn, a, b, c, d, x, info, Periodic ? 3 : 1);
   const int nsys = tx::nsys(x), n = tx::n(x);
   if (!Periodic && (opt.variant == Variant::Registers || opt.variant == Variant::Auto)) {
-    // one segment of M = 8 rows a thread up to its Auto limit, two segments
-    // of M = 16 beyond on interleaved and grouped batches
+    // one segment of M = 8 rows a thread up to its Auto limit; beyond, on
+    // interleaved and grouped batches, two segments of M = 16, and four on
+    // interleaved batches past the two segments' Auto limit
     constexpr int M = kRegisterRowsPerSystem;
     using F = ThomasPerSystemRegisters<Exec, BA, BB, BC, BD, BX, Info, M>;
     const T nan = std::numeric_limits<T>::quiet_NaN();
-    const int one = (tx::layout == Layout::Interleaved ? F::kAutoChunksInterleaved : F::kAutoChunks) * M;
+    constexpr bool il = tx::layout == Layout::Interleaved;
+    const int one = (il ? F::kAutoChunksInterleaved : F::kAutoChunks) * M;
     if (tx::layout == Layout::Contiguous || n <= one) {
       F f(typename F::Base{nsys, n, 1, 1, false, nan}, a, b, c, d, x, info);
       if (use_registers<Exec, tx::layout>(fn, opt, exec, nsys, n, M, F::scratch_per_thread(), f)) return;
     } else if constexpr (tx::layout != Layout::Contiguous) {
       constexpr int M2 = kRegisterRowsTwoSegments;
       using F2 = ThomasPerSystemRegisters<Exec, BA, BB, BC, BD, BX, Info, M2, 2>;
-      F2 f(typename F2::Base{nsys, n, 1, 1, false, nan}, a, b, c, d, x, info);
+      const int two = (il ? F2::kAutoChunksInterleaved : F2::kAutoChunks) * M2;
       // LaunchBounds<256, 1>: H100, 2 % faster than without
-      if (use_registers<Exec, tx::layout, 1>(fn, opt, exec, nsys, n, M2, F2::scratch_per_thread(), f, 2)) return;
+      if (!il || n <= two) {
+        F2 f(typename F2::Base{nsys, n, 1, 1, false, nan}, a, b, c, d, x, info);
+        // interleaved n <= 256: teams of 128 threads, two an SM (F2's
+        // kTeamShortInterleaved)
+        SolveOptions o2 = opt;
+        if (il && o2.team_size <= 0 && n <= F2::kShortInterleaved) o2.team_size = F2::kTeamShortInterleaved;
+        if (use_registers<Exec, tx::layout, 1>(fn, o2, exec, nsys, n, M2, F2::scratch_per_thread(), f, 2)) return;
+      } else if constexpr (il) {
+        using F4 = ThomasPerSystemRegisters<Exec, BA, BB, BC, BD, BX, Info, M2, 4>;
+        F4 f(typename F4::Base{nsys, n, 1, 1, false, nan}, a, b, c, d, x, info);
+        if (use_registers<Exec, tx::layout, 1>(fn, opt, exec, nsys, n, M2, F4::scratch_per_thread(), f, 4)) return;
+      }
     }
   }
   constexpr int W = thomas_lanes<Exec, BX>::value;

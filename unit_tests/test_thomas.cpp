@@ -87,15 +87,20 @@ TYPED_TEST(ThomasAccuracy, RegistersChunkBoundaries) {
           }
         }
     }
-  // per-system coefficients beyond one segment's reach (interleaved n > 256,
-  // grouped n > 512: two segments of 16 rows a thread, served on GPUs only):
-  // an empty last chunk (257), whole and partial segments, P = 4 (1025)
+  // per-system coefficients beyond one segment's reach (interleaved n > 128,
+  // grouped n > 512: two segments of 16 rows a thread, in teams of 128
+  // threads for interleaved n <= 256; interleaved n > 1024: four segments;
+  // served on GPUs only): an empty last chunk (257), whole and partial
+  // segments, P = 4 (1025), four segments' middle ones in level-1 scratch
+  // (1100, 2047, 2049; fewer systems: their references are slow)
   const std::vector<int> two = kband::impl::is_device_exec<Exec>::value
-                                   ? std::vector<int>{257, 288, 289, 511, 512, 513, 600, 1000, 1024, 1025}
+                                   ? std::vector<int>{129, 200, 256, 257, 288, 289, 511, 512, 513, 600, 1000, 1024,
+                                                      1025, 1100, 2047, 2049}
                                    : std::vector<int>{};
   for (int n : two)
     for (int nsys : {1, 3, L::sz + 1, 70})
       for (Family fam : {Family::Dominant, Family::General}) {
+        if (n > 1025 && (nsys == 1 || nsys == 70)) continue;
         Problem<T, L> p(get_case<T>(Solver::Thomas, fam, n, nsys));
         for (int blocks : {0, 3}) {
           p.solve_and_check(kband::Variant::Registers, false, blocks);
@@ -142,18 +147,22 @@ TYPED_TEST(ThomasAccuracy, RegistersSegmentsJoin) {
 }
 
 // Auto on both sides of its Registers limits for per-system coefficients
-// (GPUs: one segment for n <= 256 on interleaved batches and n <= 512 on
-// grouped ones, two segments up to n = 1024 and 2048; the other variants
-// beyond; hosts: Global everywhere). n = 2048 is left out: its long double
+// (GPUs: one segment for n <= 128 on interleaved batches and n <= 512 on
+// grouped ones, two segments up to n = 1024 and 2048, four up to 2048 on
+// interleaved ones; the other variants beyond; hosts: Global everywhere).
+// n = 2048 runs on GPUs only, with fewer systems: its long double
 // references would take minutes on a CI host.
 TYPED_TEST(ThomasAccuracy, AutoAtRegistersLimits) {
   using T = typename TypeParam::value_type;
   using L = typename TypeParam::layout;
   const long before = stats().solves;
   long expected = 0;
-  for (int n : {256, 257, 512, 513, 1024, 1025})
+  std::vector<int> ns{128, 129, 256, 257, 512, 513, 1024, 1025};
+  if (kband::impl::is_device_exec<Exec>::value) ns.insert(ns.end(), {2048, 2049});
+  for (int n : ns)
     for (int nsys : {1, L::sz + 1, 70})
       for (Family fam : {Family::Dominant, Family::General}) {
+        if (n > 1025 && nsys != L::sz + 1) continue;
         Problem<T, L> p(get_case<T>(Solver::Thomas, fam, n, nsys));
         p.solve_and_check(kband::Variant::Auto);
         ++expected;

@@ -418,20 +418,28 @@ struct ThomasPerSystemRegisters : RegisterBase<Exec, batch_value_t<BX>, M> {
   // choice (n = 512: 0.0195 against 0.0204).
   static constexpr int kMaxBlocksStrided = 1;
   // Auto's limits, in chunks of M rows (use_registers): one segment of M = 8
-  // up to n = 512 on grouped batches and 256 on interleaved ones; beyond,
-  // two segments of M = 16, up to n = 2048 (grouped) and 1024 (interleaved;
-  // thomas_per_system). An interleaved batch keeps the memory busy only when
-  // a team reads 64 bytes or more of each row (P >= 8 systems in double):
-  // H100, the kernel's loads alone at n = 512, bw/copy 0.52 with P = 4, 0.87
-  // with P = 8, 0.93 with P = 16 (grouped batches: 0.80 at P = 4). M = 8
-  // holds P = 4 systems of n = 512 a team at two teams an SM; two segments
-  // of M = 16 hold P = 16 (n = 512), 8 (1024) or 4 (2048) at one team an SM.
-  // The H100, ns a point: interleaved n = 512 0.0259 -> 0.0158, n = 1024
-  // 0.0262 (Scratch) -> 0.0180, n = 2048 0.0286 against Scratch's 0.0263;
-  // grouped n = 512 0.019 either way, n = 1024 0.0254 (Scratch) -> 0.0199,
-  // n = 2048 0.0256 (Scratch) -> 0.0228-0.0246.
+  // up to n = 512 on grouped batches and 128 on interleaved ones; beyond,
+  // two segments of M = 16, up to n = 2048 (grouped) and 1024 (interleaved),
+  // then four on interleaved batches up to n = 2048 (thomas_per_system). An
+  // interleaved batch keeps the memory busy only when a team reads 64 bytes
+  // or more of each row (P >= 8 systems in double): H100, the kernel's loads
+  // alone at n = 512, bw/copy 0.52 with P = 4, 0.87 with P = 8, 0.93 with
+  // P = 16 (grouped batches: 0.80 at P = 4). M = 8 holds P = 4 systems of
+  // n = 512 a team at two teams an SM; two segments of M = 16 hold P = 16
+  // (n = 512), 8 (1024) or 4 (2048) at one team an SM, four segments P = 8
+  // at n = 2048. The H100, ns a point: interleaved n = 512 0.0259 ->
+  // 0.0158, n = 1024 0.0262 (Scratch) -> 0.0180, n = 2048 0.0265 (Scratch),
+  // 0.0286 (two segments) -> 0.0218 (four; 0.0198 against two's 0.0178 at
+  // n = 1024); grouped n = 512 0.019 either way, n = 1024 0.0254 (Scratch)
+  // -> 0.0199, n = 2048 0.0256 (Scratch) -> 0.0195-0.0246 (four segments
+  // 0.0232; n = 4096: 0.0258 against Scratch's 0.0256, so Scratch stays).
+  // Interleaved n = 129..256: two segments in teams of 128 threads, two
+  // teams an SM (0.0153 against one segment's 0.0160 at n = 256; n = 128:
+  // 0.0149 against 0.0140).
   static constexpr int kAutoChunks = 64 * S;
-  static constexpr int kAutoChunksInterleaved = 32 * S;
+  static constexpr int kAutoChunksInterleaved = S == 1 ? 16 : 32 * S;
+  static constexpr int kShortInterleaved = 256;     // two segments: n up to this ...
+  static constexpr int kTeamShortInterleaved = 128;  // ... in teams of 128 threads
   static constexpr size_t kEntry = scan_entry<T, MoebiusSum<T>>() > scan_entry<T, Sum>() ? scan_entry<T, MoebiusSum<T>>()
                                                                                          : scan_entry<T, Sum>();
   KOKKOS_INLINE_FUNCTION static size_t scratch_per_thread() { return 4 * kEntry; }
