@@ -107,11 +107,23 @@ struct ScaleK {
   }
 };
 
-/// Warm-up calls, then `reps` calls each bracketed by Kokkos::fence();
+/// Seconds of warm-up calls at least (when warm-up is asked for) on GPUs. A
+/// GPU that has just freed large allocations or sat idle (the driver's
+/// unmapping, clocks coming back up) runs the next kernels slower for tens
+/// of milliseconds: H100, kband::thomas on an interleaved batch of n = 64
+/// right after cudaFree of 8 GB (cuSPARSE's gtsv2StridedBatch buffer)
+/// 0.0159 ns a point against 0.0135 before and after, and the copy 0.0057
+/// against 0.0054, over eight calls each. Every row, kband's and the peers',
+/// gets the same warm-up.
+constexpr double kWarmSeconds = kDevice ? 0.25 : 0.0;
+
+/// Warm-up calls (`warmup` at least, and on GPUs for kWarmSeconds at least
+/// when warmup > 0), then `reps` calls each bracketed by Kokkos::fence();
 /// `refresh` runs untimed before every call. Returns median/min/max seconds.
 template <class F, class R>
 Stats time_fenced(int warmup, int reps, F&& f, R&& refresh) {
-  for (int w = 0; w < warmup; ++w) {
+  Kokkos::Timer warm;
+  for (int w = 0; w < warmup || (warmup > 0 && warm.seconds() < kWarmSeconds); ++w) {
     refresh();
     Kokkos::fence();
     f();
