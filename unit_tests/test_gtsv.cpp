@@ -210,30 +210,15 @@ std::string describe(const std::string& family, const std::string& layout, const
   return os.str();
 }
 
-/// One gtsv call (x, or d in place) with every check.
+/// One solve of g by `solve(x_out)` (x, or d in place) with every check;
+/// `refusal`: the kband::Error text that may refuse it (run_solver).
 template <class T, class L>
-void gtsv_and_check(const GCase<T>& g, GDevice<T, L>& dev, kband::Variant v, bool inplace, int team = 0,
-                    int blocks = 0) {
+void gtsv_check_solve(const GCase<T>& g, GDevice<T, L>& dev, const std::string& what, bool inplace,
+                      const char* refusal, const std::function<void(const typename L::template batch<T>&)>& solve) {
   using B = typename L::template batch<T>;
-  Exec exec;
-  const std::string what = describe(g.family, L::name(), type_name(T()), g.n, g.nsys, v, inplace) +
-                           (team > 0 || blocks > 0 ? kband::impl::concat(" team ", team, " blocks ", blocks) : "");
-  kband::SolveOptions opt;
-  opt.variant = v;
-  opt.team_size = team;
-  opt.blocks_per_team = blocks;
   upload(dev.d, g.d);
   const B& xo = inplace ? dev.d : dev.x;
-  // Scratch may be refused for large n; Registers on host backends (teams of
-  // one thread) beyond one chunk of rows, never on GPUs
-  const bool host_registers = v == kband::Variant::Registers && !kband::impl::is_device_exec<Exec>::value &&
-                              g.n > kband::impl::kRegisterRowsPerSystem;
-  const char* refusal = v == kband::Variant::Scratch ? "Variant::Scratch"
-                        : host_registers             ? "Variant::Registers"
-                                                     : nullptr;
-  if (!run_solver(what, xo, inplace, g.d, dev.info, refusal,
-                  [&] { kband::gtsv(exec, dev.a, dev.b, dev.c, dev.d, xo, dev.info, opt); }))
-    return;
+  if (!run_solver(what, xo, inplace, g.d, dev.info, refusal, [&] { solve(xo); })) return;
   int pad = 0;
   check_gtsv(what, g, download(xo, &pad), download_info(dev.info));
   EXPECT_EQ(pad, 0) << what << ": padding written";
@@ -244,6 +229,28 @@ void gtsv_and_check(const GCase<T>& g, GDevice<T, L>& dev, kband::Variant v, boo
   if (!inplace) {
     EXPECT_EQ(count_differences(download(dev.d), g.d), 0) << what << ": d modified";
   }
+}
+
+/// One gtsv call (x, or d in place) with every check.
+template <class T, class L>
+void gtsv_and_check(const GCase<T>& g, GDevice<T, L>& dev, kband::Variant v, bool inplace, int team = 0,
+                    int blocks = 0) {
+  using B = typename L::template batch<T>;
+  const std::string what = describe(g.family, L::name(), type_name(T()), g.n, g.nsys, v, inplace) +
+                           (team > 0 || blocks > 0 ? kband::impl::concat(" team ", team, " blocks ", blocks) : "");
+  kband::SolveOptions opt;
+  opt.variant = v;
+  opt.team_size = team;
+  opt.blocks_per_team = blocks;
+  // Scratch may be refused for large n; Registers on host backends (teams of
+  // one thread) beyond one chunk of rows, never on GPUs
+  const bool host_registers = v == kband::Variant::Registers && !kband::impl::is_device_exec<Exec>::value &&
+                              g.n > kband::impl::kRegisterRowsPerSystem;
+  const char* refusal = v == kband::Variant::Scratch ? "Variant::Scratch"
+                        : host_registers             ? "Variant::Registers"
+                                                     : nullptr;
+  gtsv_check_solve(g, dev, what, inplace, refusal,
+                   [&](const B& xo) { kband::gtsv(Exec(), dev.a, dev.b, dev.c, dev.d, xo, dev.info, opt); });
 }
 
 template <class C>
@@ -353,6 +360,48 @@ TYPED_TEST(GTSVAccuracy, RegistersBlocksPerTeam) {
     }
 }
 
+// The Registers kernel in two segments (M = 8 rows a thread), launched
+// directly (kband::gtsv does not take it yet): systems of one chunk a
+// segment (n <= 16) on every backend (host teams have one thread), longer
+// ones on GPUs (K > 1 chunks a segment); random and singular systems (the
+// zero column at n/2, in either half), in place too. The first half's
+// carried row (direction and size from its scans' totals) starts the
+// second; the pair (x_{h-1}, x_h) from the second's back scan ends the first.
+TYPED_TEST(GTSVAccuracy, RegistersTwoSegments) {
+  using T = typename TypeParam::value_type;
+  using L = typename TypeParam::layout;
+  using B = typename L::template batch<T>;
+  constexpr int M = kband::impl::kRegisterRowsPerSystem;
+  constexpr bool device = kband::impl::is_device_exec<Exec>::value;
+  std::vector<int> ns{1, 2, 3, 5, 8, 9, 12, 15, 16};
+  if (device) ns.insert(ns.end(), {17, 40, 100, 255, 256, 257, 513, 1000, 1024});
+  const long before = stats().solves;
+  long expected = 0;
+  for (int n : ns)
+    for (bool singular : {false, true}) {
+      if (singular && n < 3) continue;
+      const GCase<T>& g = get_random<T>(n, singular ? 7 : L::sz + 1, singular);
+      GDevice<T, L> dev(g);
+      for (bool inplace : {false, true}) {
+        const std::string what =
+            describe(g.family, L::name(), type_name(T()), n, g.nsys, kband::Variant::Registers, inplace) +
+            " (two segments)";
+        gtsv_check_solve(g, dev, what, inplace, nullptr, [&](const B& xo) {
+          using F = kband::impl::GTSVPerSystemRegisters<Exec, B, B, B, B, B, Kokkos::View<int*>, M, 2>;
+          F f(typename F::Base{g.nsys, n, 1, 1, false, nan_value<T>()}, dev.a, dev.b, dev.c, dev.d, xo, dev.info);
+          const bool contiguous = kband::impl::batch_traits<B>::layout == kband::Layout::Contiguous;
+          const auto geo =
+              kband::impl::register_geometry(Exec(), g.nsys, n, M, contiguous, F::scratch_per_thread(), 0, 0, f, 2);
+          ASSERT_TRUE(geo.ok) << what << ": " << geo.why;
+          if (!device) ASSERT_EQ(geo.K, 1) << what;
+          kband::impl::launch_registers("kband_test::gtsv_two_segments", Exec(), geo, f);
+        });
+        ++expected;
+      }
+    }
+  EXPECT_EQ(stats().solves - before, expected);
+}
+
 /// kband::gtsv's Registers kernel, one system after another on the host: the
 /// chunks of M rows (GTSVChunk's phases, as the kernel runs them) joined by
 /// the kernel's three scans (the first in the kernel's rounds, the others
@@ -423,7 +472,7 @@ void gtsv_by_chunks(const GCase<T>& g, std::vector<T>& x, std::vector<int>& info
       int bad = C::eliminate(r[k], k * M, wk, mu);
       const bool last = k == K - 1;
       if (last) xl = C::finish(nr[k], n, wk, mu, bad);
-      maps[k] = C::back_map(r[k], last, xl, bad);
+      maps[k] = C::back_map(r[k], last, xl, T(0), bad);
     }
     // the interchanges against dgtsv's (row u of a chunk is its row of U over
     // the pivot: p2 = c / a after an interchange, exactly 0 without): the

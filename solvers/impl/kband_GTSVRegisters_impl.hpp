@@ -236,6 +236,18 @@ KBAND_UNROLL
     w[1] = ex.x10 * s;
     w[2] = ex.h0 * s;
   }
+  /// The direction entering a chunk from the product of the earlier chunks'
+  /// matrices of its segment applied to the direction wi the segment starts
+  /// with (two segments), normalised as `direction` does.
+  KOKKOS_INLINE_FUNCTION static void direction_from(const GTSVDirSum<T>& ex, const T (&wi)[3], T (&w)[3]) {
+    const T t0 = ex.x00 * wi[0] + ex.x01 * wi[1], t1 = ex.x10 * wi[0] + ex.x11 * wi[1];
+    const T t2 = ex.h0 * wi[0] + ex.h1 * wi[1] + ex.g * wi[2];
+    const T mx = abs_(t0) > abs_(t1) ? abs_(t0) : abs_(t1);
+    const T s = mx > T(0) ? T(1) / mx : T(0);
+    w[0] = t0 * s;
+    w[1] = t1 * s;
+    w[2] = t2 * s;
+  }
   /// 2. The chunk's size map, from the direction w it starts with (max(|w0|,
   /// |w1|) = 1, or w = 0). Row j's map is nu' = min(m'/|w0|, m' nu / (m |a|))
   /// with w unnormalised, m = max(|w0|, |w1|) and m' the same after the row
@@ -330,11 +342,12 @@ KBAND_UNROLL
     return w[2] / w[0];
   }
   /// 4. The chunk's back substitution map from (x_{j0+M-1}, x_{j0+M}) to
-  /// (x_{j0-1}, x_{j0}); for the last chunk of a system (`last`) the pair
-  /// entering is known, (xl, 0) (finish), and the map is that constant.
-  KOKKOS_INLINE_FUNCTION static GTSVBackSum<T> back_map(const Rows& r, bool last, T xl, int bad) {
-    GTSVBackSum<T> f = last ? GTSVBackSum<T>{T(0), T(0), T(0), T(0), xl, T(0), bad}
-                            : GTSVBackSum<T>{T(1), T(0), T(0), T(1), T(0), T(0), bad};
+  /// (x_{j0-1}, x_{j0}); where the pair entering is known (`known`: the last
+  /// chunk of a system, (xl, 0) from finish, or of a segment followed by a
+  /// solved one) the map is that constant.
+  KOKKOS_INLINE_FUNCTION static GTSVBackSum<T> back_map(const Rows& r, bool known, T x0, T x1, int bad) {
+    GTSVBackSum<T> f = known ? GTSVBackSum<T>{T(0), T(0), T(0), T(0), x0, x1, bad}
+                             : GTSVBackSum<T>{T(1), T(0), T(0), T(1), T(0), T(0), bad};
 KBAND_UNROLL
     for (int u = M - 1; u >= 0; --u) {
       const T p1 = r.b[u], p2 = r.c[u], y = r.d[u];
@@ -367,9 +380,18 @@ KBAND_UNROLL
 // ---------------------------------------------------------------------------
 // Per-system a, b, c, d -> x with partial pivoting (a(s,0), c(s,n-1) are not
 // read). Three scans: the carried row's direction, its size, x.
+//
+// S = 2 segments (thomas' design): a team takes a system's rows in two
+// halves of K chunks, one after the other. The first half's rows of U (3
+// values a row) stay in registers while the second half, started from the
+// carried row the first half's scan totals give (its direction and size),
+// is eliminated and solved; the first half's x then follow from the pair
+// (x_{h-1}, x_h) before the second half (the second half's back scan total).
+// A thread holds 7 M values at once.
 // ---------------------------------------------------------------------------
-template <class Exec, class BA, class BB, class BC, class BD, class BX, class Info, int M>
+template <class Exec, class BA, class BB, class BC, class BD, class BX, class Info, int M, int S = 1>
 struct GTSVPerSystemRegisters : RegisterBase<Exec, batch_value_t<BX>, M> {
+  static_assert(S == 1 || S == 2, "one or two segments");
   using T = batch_value_t<BX>;
   using Base = RegisterBase<Exec, T, M>;
   using typename Base::member_type;
@@ -413,9 +435,17 @@ struct GTSVPerSystemRegisters : RegisterBase<Exec, batch_value_t<BX>, M> {
   /// 64-byte rows of an interleaved batch, not 32).
   KOKKOS_INLINE_FUNCTION static size_t scratch_per_thread() { return 2 * kEntryDB + 2 * kEntryS; }
 
+  /// Rows of chunk k of segment g (0 or fewer past the system).
+  KOKKOS_INLINE_FUNCTION int seg_rows(int g, int k) const { return this->n - (g * this->K + k) * M; }
+
+  KOKKOS_INLINE_FUNCTION void load(const Place& pl, int j0, int nr, Rows& r) const {
+    const bool in = pl.live && nr > 0;
+    load_chunk<M>(a, b, c, d, in, pl.s, in ? j0 : 0, nr < M ? nr : M, this->n, r);
+  }
+
   KOKKOS_FUNCTION void operator()(const member_type& m) const {
     const Place pl0 = this->place(m);
-    const int j0 = pl0.k * M, nr = this->rows(pl0.k);
+    const int j0 = pl0.k * M, nr = S == 1 ? this->rows(pl0.k) : seg_rows(0, pl0.k);
     int b0, b1;
     this->blocks(m, b0, b1);
     char* big = static_cast<char*>(m.team_scratch(0).get_shmem(m.team_size() * scratch_per_thread()));
@@ -423,12 +453,107 @@ struct GTSVPerSystemRegisters : RegisterBase<Exec, batch_value_t<BX>, M> {
     for (int bl = b0; bl < b1; ++bl) {
       const Place pl = this->at(pl0, bl);
       Rows r;
-      load_chunk<M>(a, b, c, d, pl.live, pl.s, j0, nr, this->n, r);
-      // three scans a block in the regions big, small, big: the last one's
-      // results are read after it, so the next block's first scan waits
+      load(pl, j0, nr, r);
+      // three scans a block (S = 2: six) in the regions big, small, big:
+      // the last one's results are read after it, so the next block's first
+      // scan waits
       if (bl > b0) m.team_barrier();
-      solve(m, pl, big, small, j0, nr, r);
+      if constexpr (S == 1)
+        solve(m, pl, big, small, j0, nr, r);
+      else
+        solve_two(m, pl, big, small, j0, nr, r);
     }
+  }
+
+  KOKKOS_INLINE_FUNCTION void solve_two(const member_type& m, const Place& pl, char* big, char* small, int j0, int nr,
+                                        Rows& r) const {
+    using D = GTSVDirSum<T>;
+    using Z = GTSVSizeSum<T>;
+    using BS = GTSVBackSum<T>;
+    // 1-3 over the first half, from the carried row (1, 0, 0) of size 1;
+    // the scans' totals give the carried row after it, nu_h w_h
+    T w[3], wh[3], nu, nuh;
+    {
+      D ex, all;
+      this->template scan<false>(m, pl, big, kEntryDB, Chunk::direction_map(r), D::identity(), ex, all,
+                                 ProductDirections());
+      Chunk::direction(ex, w);
+      Chunk::direction(all, wh);
+    }
+    {
+      Z ex, all;
+      this->template scan<false>(m, pl, small, kEntryS, Chunk::size_map(r, w), Z::identity(), ex, all);
+      nu = ex(T(1));
+      nuh = all(T(1));
+    }
+    T mu = T(1) / nu;
+    const int bad0 = Chunk::eliminate(r, j0, w, mu);
+    // the first half's rows of U stay here
+    T p1[M], p2[M], yv[M];
+KBAND_UNROLL
+    for (int u = 0; u < M; ++u) {
+      p1[u] = r.b[u];
+      p2[u] = r.c[u];
+      yv[u] = r.d[u];
+    }
+    // 1-3 over the second half, from nu_h w_h
+    const int j1 = (this->K + pl.k) * M, nr1 = seg_rows(1, pl.k);
+    load(pl, j1, nr1, r);
+    {
+      D ex, all;
+      this->template scan<false>(m, pl, big, kEntryDB, Chunk::direction_map(r), D::identity(), ex, all,
+                                 ProductDirections());
+      Chunk::direction_from(ex, wh, w);
+    }
+    {
+      Z ex, all;
+      this->template scan<false>(m, pl, small, kEntryS, Chunk::size_map(r, w), Z::identity(), ex, all);
+      nu = ex(nuh);
+    }
+    mu = T(1) / nu;
+    const int bad1 = Chunk::eliminate(r, j1, w, mu);
+    const bool last = pl.k == this->K - 1;
+    int bad = bad0 != 0 ? bad0 : bad1;  // this chunk's first failed pivot, both halves
+    const T xl = last ? Chunk::finish(nr1, this->n, w, mu, bad) : T(0);
+    // 4. the second half's x, and the first failed pivot of the system
+    BS ex, all;
+    this->template scan<true>(m, pl, big, kEntryDB, Chunk::back_map(r, last, xl, T(0), bad), BS::identity(), ex,
+                              all);
+    const bool fail = all.bad != 0;
+    if (pl.live && nr1 > 0) {
+      if (fail) {
+KBAND_UNROLL
+        for (int u = 0; u < M; ++u) r.a[u] = this->nan;
+      } else {
+        Chunk::substitute(r, last ? xl : ex.g0, last ? T(0) : ex.g1);
+      }
+      store_chunk<M>(&x(pl.s, j1), batch_traits<BX>::row_stride(x), nr1 < M ? nr1 : M, r.a);
+    }
+    // the first half's x from (x_{h-1}, x_h), the pair before the second
+    // half; its back scan reuses region big, whose results were just read
+    const T xh0 = all.g0, xh1 = all.g1;
+    const int sysbad = all.bad;
+    m.team_barrier();
+KBAND_UNROLL
+    for (int u = 0; u < M; ++u) {
+      r.b[u] = p1[u];
+      r.c[u] = p2[u];
+      r.d[u] = yv[u];
+    }
+    {
+      BS ex0, all0;
+      this->template scan<true>(m, pl, big, kEntryDB, Chunk::back_map(r, last, xh0, xh1, 0), BS::identity(), ex0,
+                                all0);
+      if (!pl.live) return;
+      if (fail) {
+KBAND_UNROLL
+        for (int u = 0; u < M; ++u) r.a[u] = this->nan;
+      } else {
+        Chunk::substitute(r, last ? xh0 : ex0.g0, last ? xh1 : ex0.g1);
+      }
+    }
+    if (nr > 0) store_chunk<M>(&x(pl.s, j0), batch_traits<BX>::row_stride(x), nr < M ? nr : M, r.a);
+    if (pl.k == 0) info(pl.s) = sysbad;
   }
 
   KOKKOS_INLINE_FUNCTION void solve(const member_type& m, const Place& pl, char* big, char* small, int j0, int nr,
@@ -436,19 +561,19 @@ struct GTSVPerSystemRegisters : RegisterBase<Exec, batch_value_t<BX>, M> {
     // 1. the direction of the carried row entering the chunk
     T w[3];
     {
-      using S = GTSVDirSum<T>;
-      S ex, all;
+      using Sm = GTSVDirSum<T>;
+      Sm ex, all;
       this->template scan<false>(m, pl, big, kEntryDB, Chunk::direction_map(r),
-                                 S::identity(), ex, all, ProductDirections());
+                                 Sm::identity(), ex, all, ProductDirections());
       Chunk::direction(ex, w);
     }
     // 2. its size
     T nu;
     {
-      using S = GTSVSizeSum<T>;
-      S ex, all;
+      using Sm = GTSVSizeSum<T>;
+      Sm ex, all;
       this->template scan<false>(m, pl, small, kEntryS, Chunk::size_map(r, w),
-                                 S::identity(), ex, all);
+                                 Sm::identity(), ex, all);
       nu = ex(T(1));
     }
     // 3. dgtsv's steps from the carried row nu w; the last chunk finishes x_{n-1}
@@ -457,10 +582,10 @@ struct GTSVPerSystemRegisters : RegisterBase<Exec, batch_value_t<BX>, M> {
     const bool last = pl.k == this->K - 1;
     const T xl = last ? Chunk::finish(nr, this->n, w, mu, bad) : T(0);
     // 4. x entering the chunk, and the first failed pivot of the system
-    using S = GTSVBackSum<T>;
-    S ex, all;
+    using Sm = GTSVBackSum<T>;
+    Sm ex, all;
     this->template scan<true>(m, pl, big, kEntryDB,
-                              Chunk::back_map(r, last, xl, bad), S::identity(), ex, all);
+                              Chunk::back_map(r, last, xl, T(0), bad), Sm::identity(), ex, all);
     if (!pl.live) return;
     if (all.bad != 0) {
 KBAND_UNROLL
