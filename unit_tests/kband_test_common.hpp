@@ -648,6 +648,31 @@ struct Problem {
     Exec().fence();
   }
 
+  /// Launches the shared-factor Registers kernel with M rows a thread (and
+  /// the next block's loads ahead or not) directly, `blocks` blocks of
+  /// systems a team (0: kband's choice): kband::thomas takes M = 16 with
+  /// loads ahead. Host backends serve n <= M (one chunk a system).
+  template <int M, bool Ahead>
+  void call_shared_registers(const B& x_out, int blocks) const {
+    const int n = cs.n, nsys = cs.nsys;
+    const typename kband::impl::RegisterBase<Exec, T, M> rb{nsys, n, 1, 1, false, nan_value<T>()};
+    const bool contiguous = kband::impl::batch_traits<B>::layout == kband::Layout::Contiguous;
+    auto launch = [&](auto f) {
+      const auto g = kband::impl::register_geometry(Exec(), nsys, n, M, contiguous, f.scratch_per_thread(), 0,
+                                                    blocks, f);
+      ASSERT_TRUE(g.ok) << g.why;
+      kband::impl::launch_registers("kband_test::shared_registers", Exec(), g, f);
+    };
+    using Mem = typename Exec::memory_space;
+    if (cs.periodic())
+      launch(kband::impl::ThomasSharedRegisters<Exec, T, Mem, B, B, InfoView, M, true, Ahead>(rb, factor.data(), d,
+                                                                                             x_out, info));
+    else
+      launch(kband::impl::ThomasSharedRegisters<Exec, T, Mem, B, B, InfoView, M, false, Ahead>(rb, factor.data(), d,
+                                                                                              x_out, info));
+    Exec().fence();
+  }
+
   /// Poisons the outputs, solves, and checks info == 0, finite x within `tol`
   /// of the reference, padding sentinels intact and the inputs unchanged.
   void solve_and_check(kband::Variant variant, bool inplace = false, int blocks_per_team = 0) {

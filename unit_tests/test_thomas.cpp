@@ -146,6 +146,43 @@ TYPED_TEST(ThomasAccuracy, RegistersSegmentsJoin) {
   EXPECT_EQ(stats().solves - before, expected);
 }
 
+// The shared-factor Registers kernel with long rows a thread (M = 32, 64)
+// and no loads ahead, launched directly: systems of one chunk (n <= M) on
+// every backend, longer ones on GPUs; periodic factors too; kband's choice
+// of blocks a team and 3 blocks a team (each block's loads after the
+// previous block's solve).
+TYPED_TEST(ThomasAccuracy, SharedRegistersLongRows) {
+  using T = typename TypeParam::value_type;
+  using L = typename TypeParam::layout;
+  using B = typename Problem<T, L>::B;
+  std::vector<int> ns{1, 2, 3, 17, 31, 32, 33, 63, 64};
+  if (kband::impl::is_device_exec<Exec>::value) ns.insert(ns.end(), {65, 200, 1000, 2049});
+  const long before = stats().solves;
+  long expected = 0;
+  for (Solver solver : {Solver::Shared, Solver::SharedPeriodic})
+    for (int n : ns) {
+      if (n < min_n(solver)) continue;
+      for (int nsys : {1, L::sz + 1, 70})
+        for (int blocks : {0, 3})
+          for (int rows : {32, 64}) {
+            const bool host = !kband::impl::is_device_exec<Exec>::value;
+            if (host && n > rows) continue;
+            Problem<T, L> p(get_case<T>(solver, Family::Dominant, n, nsys));
+            const std::string what = p.describe(kband::Variant::Registers, false) +
+                                     kband::impl::concat(" (", rows, " rows a thread, blocks ", blocks, ")");
+            p.check_solve(what, false, [&](const B& xo) {
+              if (rows == 32)
+                p.template call_shared_registers<32, false>(xo, blocks);
+              else
+                p.template call_shared_registers<64, false>(xo, blocks);
+              return true;
+            });
+            ++expected;
+          }
+    }
+  EXPECT_EQ(stats().solves - before, expected);
+}
+
 // Auto on both sides of its Registers limits for per-system coefficients
 // (GPUs: one segment for n <= 128 on interleaved batches and n <= 512 on
 // grouped ones, two segments up to n = 1024 and 2048, four up to 2048 on

@@ -240,10 +240,12 @@ struct RegisterBase {
 /// The team loop of the shared-factor Registers kernels. Derived holds the
 /// factor `f` (with an `info` View), x, info, the right-hand sides (rhs())
 /// and solve(m, pl, raw, j0, nr, v), which solves the block whose rows of
-/// this thread's chunk are in v. Each team solves R blocks of P systems; the
-/// right-hand sides of the next block are loaded before the current one is
-/// solved, so that loads stay in flight while the scans run.
-template <class Derived, class Exec, class T, int M>
+/// this thread's chunk are in v. Each team solves R blocks of P systems; with
+/// Ahead, the right-hand sides of the next block are loaded before the
+/// current one is solved, so that loads stay in flight while the scans run
+/// (2 M values a thread); without, each block's after the previous one (M
+/// values: long rows a thread, one block a team).
+template <class Derived, class Exec, class T, int M, bool Ahead = true>
 struct SharedRegistersLoop : RegisterBase<Exec, T, M> {
   using Base = RegisterBase<Exec, T, M>;
   using typename Base::member_type;
@@ -268,15 +270,23 @@ struct SharedRegistersLoop : RegisterBase<Exec, T, M> {
       return;
     }
     char* raw = static_cast<char*>(m.team_scratch(0).get_shmem(m.team_size() * Derived::scratch_per_thread()));
-    T v[M], vn[M];
+    T v[M];
     Base::load(self.rhs(), this->at(pl0, b0), j0, nr, v);
-    for (int b = b0; b < b1; ++b) {
-      const bool more = b + 1 < b1;
-      if (more) Base::load(self.rhs(), this->at(pl0, b + 1), j0, nr, vn);
-      self.solve(m, this->at(pl0, b), raw, j0, nr, v);
-      if (more) {
+    if constexpr (Ahead) {
+      T vn[M];
+      for (int b = b0; b < b1; ++b) {
+        const bool more = b + 1 < b1;
+        if (more) Base::load(self.rhs(), this->at(pl0, b + 1), j0, nr, vn);
+        self.solve(m, this->at(pl0, b), raw, j0, nr, v);
+        if (more) {
 KBAND_UNROLL
-        for (int u = 0; u < M; ++u) v[u] = vn[u];
+          for (int u = 0; u < M; ++u) v[u] = vn[u];
+        }
+      }
+    } else {
+      for (int b = b0; b < b1; ++b) {
+        if (b > b0) Base::load(self.rhs(), this->at(pl0, b), j0, nr, v);
+        self.solve(m, this->at(pl0, b), raw, j0, nr, v);
       }
     }
   }
@@ -286,10 +296,10 @@ KBAND_UNROLL
 // Shared coefficients (FactorData of kband_Thomas_impl.hpp): the pivots are
 // known, only the two affine scans remain.
 // ---------------------------------------------------------------------------
-template <class Exec, class T, class Mem, class BD, class BX, class Info, int M, bool Periodic>
+template <class Exec, class T, class Mem, class BD, class BX, class Info, int M, bool Periodic, bool Ahead = true>
 struct ThomasSharedRegisters
-    : SharedRegistersLoop<ThomasSharedRegisters<Exec, T, Mem, BD, BX, Info, M, Periodic>, Exec, T, M> {
-  using Loop = SharedRegistersLoop<ThomasSharedRegisters, Exec, T, M>;
+    : SharedRegistersLoop<ThomasSharedRegisters<Exec, T, Mem, BD, BX, Info, M, Periodic, Ahead>, Exec, T, M, Ahead> {
+  using Loop = SharedRegistersLoop<ThomasSharedRegisters, Exec, T, M, Ahead>;
   using Base = RegisterBase<Exec, T, M>;
   using typename Base::member_type;
   using Place = typename Base::Place;
