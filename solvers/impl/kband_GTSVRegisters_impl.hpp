@@ -435,12 +435,9 @@ struct GTSVPerSystemRegisters : RegisterBase<Exec, batch_value_t<BX>, M> {
   /// 64-byte rows of an interleaved batch, not 32).
   KOKKOS_INLINE_FUNCTION static size_t scratch_per_thread() { return 2 * kEntryDB + 2 * kEntryS; }
 
-  /// Rows of chunk k of segment g (0 or fewer past the system).
-  KOKKOS_INLINE_FUNCTION int seg_rows(int g, int k) const { return this->n - (g * this->K + k) * M; }
-
+  using Base::seg_rows;
   KOKKOS_INLINE_FUNCTION void load(const Place& pl, int j0, int nr, Rows& r) const {
-    const bool in = pl.live && nr > 0;
-    load_chunk<M>(a, b, c, d, in, pl.s, in ? j0 : 0, nr < M ? nr : M, this->n, r);
+    this->load_segment(a, b, c, d, pl, j0, nr, r);
   }
 
   KOKKOS_FUNCTION void operator()(const member_type& m) const {

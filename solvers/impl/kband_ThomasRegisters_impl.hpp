@@ -184,6 +184,18 @@ struct RegisterBase {
     const int r = n - k * M;
     return r < M ? r : M;
   }
+  /// Rows of chunk k of segment g of a system in segments of K chunks (0
+  /// or fewer past the system).
+  KOKKOS_INLINE_FUNCTION int seg_rows(int g, int k) const { return n - (g * K + k) * M; }
+  /// Loads the rows j0 .. j0+nr-1 of a, b, c, d that the chunk at pl holds
+  /// (load_chunk's form; identity rows when nr <= 0 or the system is past
+  /// nsys).
+  template <class BA, class BB, class BC, class BD>
+  KOKKOS_INLINE_FUNCTION void load_segment(const BA& a, const BB& b, const BC& c, const BD& d, const Place& pl, int j0,
+                                           int nr, ChunkRows<T, M>& r) const {
+    const bool in = pl.live && nr > 0;
+    load_chunk<M>(a, b, c, d, in, pl.s, in ? j0 : 0, nr < M ? nr : M, n, r);
+  }
   /// Loads the nr rows of batch d that the chunk at pl holds (zeros past
   /// them, and for systems past nsys).
   template <class BD>
@@ -458,12 +470,9 @@ struct ThomasPerSystemRegisters : RegisterBase<Exec, batch_value_t<BX>, M> {
 
   using Rows = ChunkRows<T, M>;
 
-  /// Rows of chunk k of segment g (0 or fewer past the system).
-  KOKKOS_INLINE_FUNCTION int seg_rows(int g, int k) const { return this->n - (g * this->K + k) * M; }
-
+  using Base::seg_rows;
   KOKKOS_INLINE_FUNCTION void load(const Place& pl, int j0, int nr, Rows& r) const {
-    const bool in = pl.live && nr > 0;
-    load_chunk<M>(a, b, c, d, in, pl.s, in ? j0 : 0, nr < M ? nr : M, this->n, r);
+    this->load_segment(a, b, c, d, pl, j0, nr, r);
   }
 
   /// Each team solves R blocks of P systems in turn. Unlike the shared
