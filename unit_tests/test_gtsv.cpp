@@ -212,9 +212,9 @@ std::string describe(const std::string& family, const std::string& layout, const
 
 /// One solve of g by `solve(x_out)` (x, or d in place) with every check;
 /// `refusal`: the kband::Error text that may refuse it (run_solver).
-template <class T, class L>
+template <class T, class L, class Solve>
 void gtsv_check_solve(const GCase<T>& g, GDevice<T, L>& dev, const std::string& what, bool inplace,
-                      const char* refusal, const std::function<void(const typename L::template batch<T>&)>& solve) {
+                      const char* refusal, const Solve& solve) {
   using B = typename L::template batch<T>;
   upload(dev.d, g.d);
   const B& xo = inplace ? dev.d : dev.x;
