@@ -22,6 +22,7 @@
 #pragma once
 
 #include "impl/kband_Thomas_impl.hpp"
+#include "impl/kband_ThomasPartition_impl.hpp"
 #include "impl/kband_ThomasRegisters_impl.hpp"
 
 #include <limits>
@@ -59,7 +60,17 @@ namespace kband {
 ///    reads d once and moves x three times. Auto uses it on GPUs for
 ///    interleaved and grouped batches that Registers does not serve, when
 ///    the batch has systems for at least an eighth of the device's threads.
-enum class Variant { Auto, Global, Scratch, Registers, Recompute };
+///  * Partition: shared factors only (kband::thomas with a TridiagonalFactor).
+///    Each system is cut into segments of at most 32 rows, a thread each:
+///    a first kernel reduces every segment's d to two numbers (three when
+///    periodic), a second joins them per system, a third solves every
+///    segment from its boundary values in registers. Recompute's data
+///    movement (d read twice, x written once) with a thread per segment
+///    rather than per system. Auto uses it on GPUs for interleaved and
+///    grouped batches longer than Registers serves. The numbers live in rows
+///    of x, or, when x is d, in a workspace of
+///    thomas_workspace_size(factor, x) elements.
+enum class Variant { Auto, Global, Scratch, Registers, Recompute, Partition };
 
 inline const char* variant_name(Variant v) {
   switch (v) {
@@ -67,6 +78,7 @@ inline const char* variant_name(Variant v) {
     case Variant::Scratch: return "scratch";
     case Variant::Registers: return "registers";
     case Variant::Recompute: return "recompute";
+    case Variant::Partition: return "partition";
     default: return "auto";
   }
 }
@@ -157,6 +169,9 @@ ThomasGeometry thomas_geometry(const char* fn, int nsys, int n, int lanes, int n
   require(v != Variant::Recompute,
           concat(fn, ": Variant::Recompute is offered by kband::thomas with a shared factor "
                      "(TridiagonalFactor), kband::penta with a PentadiagonalFactor and kband::gtsv only"));
+  require(v != Variant::Partition,
+          concat(fn, ": Variant::Partition is offered by kband::thomas with a shared factor "
+                     "(TridiagonalFactor) only"));
   if (v == Variant::Auto) {
     // On GPUs Scratch pays while a team of 32 keeps its rows on chip with room
     // for several teams per multiprocessor. On the contiguous layout it pays
@@ -412,8 +427,15 @@ class TridiagonalFactor {
     f_.z = alloc("kband::factor::z", periodic ? n : 0);
     f_.scal = Kokkos::View<T[2], MemSpace>(Kokkos::view_alloc(exec, std::string("kband::factor::scal")));
     f_.info = Kokkos::View<int, MemSpace>(Kokkos::view_alloc(exec, std::string("kband::factor::info")));
+    const impl::PartitionSegments sg{n, impl::PartitionSegments::count(n, impl::kPartitionRows)};
+    f_.alpha = alloc("kband::factor::alpha", n);
+    f_.gamma = alloc("kband::factor::gamma", n);
+    f_.seg = alloc("kband::factor::seg", 3 * sg.P);
     Kokkos::parallel_for("kband::TridiagonalFactor", impl::Range<Exec>(exec, 0, 1),
                          impl::FactorKernel<T, MemSpace, VA, VB, VC>{f_, a, b, c});
+    // the Partition variant's functionals, a thread per segment
+    Kokkos::parallel_for("kband::TridiagonalFactor::partition", impl::Range<Exec>(exec, 0, sg.P),
+                         impl::PartitionFactorKernel<T, MemSpace>{f_, sg});
   }
 
   int n() const { return f_.n; }
@@ -426,10 +448,19 @@ class TridiagonalFactor {
   impl::FactorData<T, MemSpace> f_;
 };
 
+/// Workspace (elements) a shared-factor thomas call may use for a batch
+/// like x: the Partition variant's, when x is d (in place); pass a View this
+/// long to avoid an allocation per such call.
+template <class T, class Mem, class BX>
+size_t thomas_workspace_size(const TridiagonalFactor<T, Mem>& factor, const BX& x) {
+  return impl::partition_workspace_size(factor.data(), impl::batch_traits<BX>::nsys(x));
+}
+
 /// Solves A x(s,:) = d(s,:) for every system with the shared, factored A.
 template <class Exec, class T, class Mem, class BD, class BX, class Info>
 void thomas(const Exec& exec, const TridiagonalFactor<T, Mem>& factor, const BD& d, const BX& x,
-            const Info& info, const SolveOptions& opt = {}) {
+            const Info& info, const SolveOptions& opt = {},
+            const Kokkos::View<impl::batch_value_t<BX>*, typename impl::batch_traits<BX>::memory_space>& workspace = {}) {
   const char* fn = factor.periodic() ? "kband::thomas(shared, periodic)" : "kband::thomas(shared)";
   impl::ProfilingRegion region(fn);
   using tx = impl::batch_traits<BX>;
@@ -457,10 +488,17 @@ void thomas(const Exec& exec, const TridiagonalFactor<T, Mem>& factor, const BD&
       if (impl::use_registers<Exec, tx::layout>(fn, opt, exec, nsys, n, M, f.scratch_per_thread(), f)) return;
     }
   }
+  const auto& fd = factor.data();
+  // Partition: asked for, or Auto on GPUs for interleaved and grouped
+  // batches past Registers' sizes (a thread per segment of 32 rows)
+  if (opt.variant == Variant::Partition ||
+      (opt.variant == Variant::Auto && impl::is_device_exec<Exec>::value && tx::layout != Layout::Contiguous)) {
+    impl::thomas_partition(fn, exec, fd, d, x, info, workspace);
+    return;
+  }
   constexpr int W = impl::thomas_lanes<Exec, BX, 1>::value;
   constexpr int U = impl::thomas_unroll<Exec, BX, 1>::value;
   using Base = impl::ThomasBase<Exec, BX, T, W>;
-  const auto& fd = factor.data();
   // Recompute: asked for, or Auto on GPUs for interleaved and grouped
   // batches (Registers above serves n <= 512 there; beyond, Recompute moves
   // 3 arrays where Global moves 4) with at least an eighth of the device's

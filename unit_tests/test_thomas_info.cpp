@@ -131,7 +131,7 @@ TYPED_TEST(ThomasInfo, SharedFactorPivots) {
   using T = typename TypeParam::value_type;
   using L = typename TypeParam::layout;
   for (Solver solver : {Solver::Shared, Solver::SharedPeriodic})
-    for (int n : {5, 33})
+    for (int n : {5, 33, 70})
       for (int kind = 0; kind < kDefectKinds; ++kind) {
         const int nsys = L::sz + 1;
         Case<T> cs = get_case<T>(solver, Family::Dominant, n, nsys);
@@ -139,7 +139,7 @@ TYPED_TEST(ThomasInfo, SharedFactorPivots) {
         Problem<T, L> p(cs);
         const std::string base = std::string(solver_name(solver)) + " n=" + std::to_string(n) + " " + def.what;
         EXPECT_EQ(p.factor.info(), def.info) << base;
-        for (kband::Variant v : thomas_variants()) {
+        for (kband::Variant v : thomas_variants(solver)) {
           const std::string what = base + " variant=" + kband::variant_name(v);
           Host<typename Problem<T, L>::B> hx(p.x);
           poison(hx, T(kFinitePoison));
