@@ -27,10 +27,14 @@
 //    host backends (teams of one thread) n <= 8 only. Its rescaled
 //    products stay in range for rows whose largest coefficient lies within
 //    about 2^-250 .. 2^250 (double) or 2^-60 .. 2^60 (float); the other
-//    variants have no such limit.
+//    variants have no such limit. Interleaved and grouped batches past
+//    n = 256 take two segments of M = 16 rows a thread (teams of
+//    ceil(n/32) threads a system), the first segment's rows kept in
+//    registers while the second is eliminated.
 //  Auto: on GPUs Registers for contiguous batches as far as its teams fit
 //  (ceil(n/8) threads of 144 bytes of scan scratch in double: n <= 2272 on
-//  the H100) and for interleaved and grouped ones up to n = 512; otherwise
+//  the H100) and for interleaved and grouped ones up to n = 256, in double
+//  up to n = 2048 (two segments); otherwise
 //  Recompute, except on GPUs Scratch for contiguous batches above n = 1024
 //  and for other batches up to n = 32, and on host backends Global for
 //  contiguous batches.
@@ -82,8 +86,17 @@ void gtsv(const Exec& exec, const BA& a, const BB& b, const BC& c, const BD& d, 
   // so a team loads its systems' blocks together through scratch.
   constexpr bool device = impl::is_device_exec<Exec>::value;
   // Registers: asked for, or Auto on GPUs for contiguous batches and for
-  // interleaved and grouped ones up to n = 512, when the team fits
-  if (opt.variant == Variant::Registers || opt.variant == Variant::Auto) {
+  // interleaved and grouped ones up to n = 256 (one segment of M = 8 rows a
+  // thread) and, in double, 257 .. 2048 (two segments of M = 16), when the
+  // team fits
+  if ((opt.variant == Variant::Registers || opt.variant == Variant::Auto) && tx::layout != Layout::Contiguous &&
+      n > impl::GTSVPerSystemRegisters<Exec, BA, BB, BC, BD, BX, Info, impl::kRegisterRowsPerSystem>::kAutoChunks *
+              impl::kRegisterRowsPerSystem) {
+    constexpr int M2 = impl::kRegisterRowsTwoSegments;
+    using F2 = impl::GTSVPerSystemRegisters<Exec, BA, BB, BC, BD, BX, Info, M2, 2>;
+    F2 f(typename F2::Base{nsys, n, 1, 1, false, std::numeric_limits<T>::quiet_NaN()}, a, b, c, d, x, info);
+    if (impl::use_registers<Exec, tx::layout, 1>(fn, opt, exec, nsys, n, M2, F2::scratch_per_thread(), f, 2)) return;
+  } else if (opt.variant == Variant::Registers || opt.variant == Variant::Auto) {
     constexpr int M = impl::kRegisterRowsPerSystem;
     using F = impl::GTSVPerSystemRegisters<Exec, BA, BB, BC, BD, BX, Info, M>;
     F f(typename F::Base{nsys, n, 1, 1, false, std::numeric_limits<T>::quiet_NaN()}, a, b, c, d, x, info);

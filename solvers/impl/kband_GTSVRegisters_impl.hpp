@@ -420,7 +420,13 @@ struct GTSVPerSystemRegisters : RegisterBase<Exec, batch_value_t<BX>, M> {
   static constexpr int kMinTeamStrided = Thomas::kMinTeamStrided;
   static constexpr bool kAutoContiguous = true;
   static constexpr int kMaxBlocksStrided = Thomas::kMaxBlocksStrided;
-  static constexpr int kAutoChunks = sizeof(T) >= 8 ? 64 : 32;
+  // two segments (S = 2, M = 16): Auto for double up to n = 2048 (H100,
+  // time over thomas' Auto time, n = 512 / 1024 / 2048: interleaved 1.27 /
+  // 1.30 / 1.38 against one segment's 1.62 / 2.84 and Auto's 1.63 / 1.72 /
+  // 1.41; grouped 1.01 / 1.27 / 1.36 against 1.16 / 1.67 and Auto's 1.11 /
+  // 1.73 / 1.55; n = 256: one segment of M = 8, 1.15 / 1.13, against 1.31 /
+  // 1.12), not yet for float (untimed)
+  static constexpr int kAutoChunks = S == 1 ? 32 : (sizeof(T) >= 8 ? 128 : 0);
   static constexpr int kAutoChunksInterleaved = kAutoChunks;
 
   static constexpr size_t kEntryDB = scan_entry<T, GTSVDirSum<T>>() > scan_entry<T, GTSVBackSum<T>>()
