@@ -60,17 +60,16 @@ namespace kband {
 ///    reads d once and moves x three times. Auto uses it on GPUs for
 ///    interleaved and grouped batches that Registers does not serve, when
 ///    the batch has systems for at least an eighth of the device's threads.
-///  * Partition: shared factors only (kband::thomas with a TridiagonalFactor).
-///    Each system is cut into segments of at most 32 rows, a thread each:
-///    a first kernel reduces every segment's d to two numbers (three when
-///    periodic), a second joins them per system, a third solves every
-///    segment from its boundary values in registers. Recompute's data
-///    movement (d read twice, x written once) with a thread per segment
-///    rather than per system. Auto uses it on GPUs for interleaved and
-///    grouped batches longer than Registers serves. The numbers live in rows
-///    of x, or, when x is d, in a workspace of
-///    thomas_workspace_size(factor, x) elements.
-enum class Variant { Auto, Global, Scratch, Registers, Recompute, Partition };
+///    kband::thomas with a TridiagonalFactor cuts the systems of a batch
+///    too small to fill a GPU with a thread per system into 2, 4, 8 or 16
+///    parts, a thread each (SolveOptions::segment_rows forces it): pass 1
+///    runs over every part from y = 0, a small kernel joins the parts (the
+///    recurrences are linear, and the matrix shared, so a part's effect on
+///    the next is a fixed function computed with the factor), and pass 2
+///    runs over every part from its corrected start. The data movement is
+///    the same; two or three numbers a part go to rows of x, or, when x is
+///    d, to a workspace of thomas_workspace_size(factor, x) elements.
+enum class Variant { Auto, Global, Scratch, Registers, Recompute };
 
 inline const char* variant_name(Variant v) {
   switch (v) {
@@ -78,7 +77,6 @@ inline const char* variant_name(Variant v) {
     case Variant::Scratch: return "scratch";
     case Variant::Registers: return "registers";
     case Variant::Recompute: return "recompute";
-    case Variant::Partition: return "partition";
     default: return "auto";
   }
 }
@@ -97,7 +95,11 @@ struct SolveOptions {
   // one team each; the solve then reads a, b, c, d twice (a summary pass and
   // a solve pass, with a small solve for the segments' end rows between);
   // 0 = kband's choice (GPUs: 256-row segments for long systems too few to
-  // fill the device with a team each, or too long for a team's threads)
+  // fill the device with a team each, or too long for a team's threads);
+  // thomas with a shared factor (Recompute): cut each system into parts of
+  // at most about this many rows, a thread each (2, 4, 8 or 16 parts, parts
+  // of at least 16 rows); 0 = kband's choice (GPUs: parts until the batch
+  // has half as many as the device has threads)
   int segment_rows = 0;
 };
 
@@ -169,9 +171,6 @@ ThomasGeometry thomas_geometry(const char* fn, int nsys, int n, int lanes, int n
   require(v != Variant::Recompute,
           concat(fn, ": Variant::Recompute is offered by kband::thomas with a shared factor "
                      "(TridiagonalFactor), kband::penta with a PentadiagonalFactor and kband::gtsv only"));
-  require(v != Variant::Partition,
-          concat(fn, ": Variant::Partition is offered by kband::thomas with a shared factor "
-                     "(TridiagonalFactor) only"));
   if (v == Variant::Auto) {
     // On GPUs Scratch pays while a team of 32 keeps its rows on chip with room
     // for several teams per multiprocessor. On the contiguous layout it pays
@@ -427,15 +426,19 @@ class TridiagonalFactor {
     f_.z = alloc("kband::factor::z", periodic ? n : 0);
     f_.scal = Kokkos::View<T[2], MemSpace>(Kokkos::view_alloc(exec, std::string("kband::factor::scal")));
     f_.info = Kokkos::View<int, MemSpace>(Kokkos::view_alloc(exec, std::string("kband::factor::info")));
-    const impl::PartitionSegments sg{n, impl::PartitionSegments::count(n, impl::kPartitionRows)};
-    f_.alpha = alloc("kband::factor::alpha", n);
-    f_.gamma = alloc("kband::factor::gamma", n);
-    f_.seg = alloc("kband::factor::seg", 3 * sg.P);
+    // the Recompute variant in parts: levels Q = 2 .. 2^L of parts of at
+    // least KBAND_RECOMPUTE_ROWS rows
+    const int L = impl::RecomputeParts::levels(n, KBAND_RECOMPUTE_ROWS);
+    f_.part_levels = L;
+    f_.pgain = alloc("kband::factor::pgain", L * n);
+    f_.pgamma = alloc("kband::factor::pgamma", L * n);
+    f_.pseg = alloc("kband::factor::pseg", L > 0 ? 2 * ((2 << L) - 2) : 0);
     Kokkos::parallel_for("kband::TridiagonalFactor", impl::Range<Exec>(exec, 0, 1),
                          impl::FactorKernel<T, MemSpace, VA, VB, VC>{f_, a, b, c});
-    // the Partition variant's functionals, a thread per segment
-    Kokkos::parallel_for("kband::TridiagonalFactor::partition", impl::Range<Exec>(exec, 0, sg.P),
-                         impl::PartitionFactorKernel<T, MemSpace>{f_, sg});
+    // a thread per part of every level
+    if (L > 0)
+      Kokkos::parallel_for("kband::TridiagonalFactor::parts", impl::Range<Exec>(exec, 0, (2 << L) - 2),
+                           impl::PartsFactorKernel<T, MemSpace>{f_});
   }
 
   int n() const { return f_.n; }
@@ -449,11 +452,12 @@ class TridiagonalFactor {
 };
 
 /// Workspace (elements) a shared-factor thomas call may use for a batch
-/// like x: the Partition variant's, when x is d (in place); pass a View this
-/// long to avoid an allocation per such call.
+/// like x: the Recompute variant's in parts, when x is d (in place), for the
+/// most parts the factor offers; pass a View this long to avoid an
+/// allocation per such call.
 template <class T, class Mem, class BX>
 size_t thomas_workspace_size(const TridiagonalFactor<T, Mem>& factor, const BX& x) {
-  return impl::partition_workspace_size(factor.data(), impl::batch_traits<BX>::nsys(x));
+  return impl::parts_workspace_size(factor.data(), impl::batch_traits<BX>::nsys(x), 1 << factor.data().part_levels);
 }
 
 /// Solves A x(s,:) = d(s,:) for every system with the shared, factored A.
@@ -489,13 +493,6 @@ void thomas(const Exec& exec, const TridiagonalFactor<T, Mem>& factor, const BD&
     }
   }
   const auto& fd = factor.data();
-  // Partition: asked for, or Auto on GPUs for interleaved and grouped
-  // batches past Registers' sizes (a thread per segment of 32 rows)
-  if (opt.variant == Variant::Partition ||
-      (opt.variant == Variant::Auto && impl::is_device_exec<Exec>::value && tx::layout != Layout::Contiguous)) {
-    impl::thomas_partition(fn, exec, fd, d, x, info, workspace);
-    return;
-  }
   constexpr int W = impl::thomas_lanes<Exec, BX, 1>::value;
   constexpr int U = impl::thomas_unroll<Exec, BX, 1>::value;
   using Base = impl::ThomasBase<Exec, BX, T, W>;
@@ -505,12 +502,27 @@ void thomas(const Exec& exec, const TridiagonalFactor<T, Mem>& factor, const BD&
   // threads in systems. A thread's two passes take longer than Global's one
   // pass and a half, so with fewer systems Global is faster (H200, 2^27
   // points: n = 4096, 32768 systems, 2.05-2.5x the copy time against 1.73-1.87x).
+  // Systems too few for the device's threads are cut into Q parts (the
+  // factor's levels, Q <= 16), a thread each, until nsys Q reaches half the
+  // device's threads; SolveOptions::segment_rows asks for parts of at most
+  // that many rows (as far as the levels go).
+  const int Qmax = 1 << fd.part_levels;
+  const long conc = static_cast<long>(exec.concurrency());
   if (opt.variant == Variant::Recompute ||
       (opt.variant == Variant::Auto && impl::is_device_exec<Exec>::value && tx::layout != Layout::Contiguous &&
-       static_cast<long>(nsys) * 8 >= static_cast<long>(exec.concurrency()))) {
+       static_cast<long>(nsys) * Qmax * 8 >= conc)) {
+    int Q = 1;
+    if (opt.segment_rows > 0)
+      while (Q < Qmax && (n + Q - 1) / Q > opt.segment_rows) Q *= 2;
+    else if (impl::is_device_exec<Exec>::value)
+      while (Q < Qmax && static_cast<long>(nsys) * Q * 2 < conc) Q *= 2;
+    constexpr int RB = KBAND_RECOMPUTE_ROWS;
+    if (Q > 1) {
+      impl::thomas_parts<RB>(fn, exec, fd, Q, d, x, info, workspace);
+      return;
+    }
     const impl::ThomasGeometry g = impl::recompute_geometry<Exec, T>(fn, nsys, n, W, opt);
     const Base base{nsys, n, false, 0, {}, std::numeric_limits<T>::quiet_NaN()};
-    constexpr int RB = KBAND_RECOMPUTE_ROWS;
     // at most 96 registers (5 teams of 128 per multiprocessor on GPUs; H200,
     // n = 512..2048: 1.47-1.68x the copy time, against 1.42-1.95x uncapped
     // at 128-136 registers and 1.36-1.73x without the loads ahead)

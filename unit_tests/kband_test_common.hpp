@@ -751,12 +751,6 @@ inline const std::vector<kband::Variant>& thomas_variants() {
                                              kband::Variant::Registers, kband::Variant::Recompute};
   return v;
 }
-/// thomas_variants(), and Partition for a shared factor (which only it offers).
-inline std::vector<kband::Variant> thomas_variants(Solver solver) {
-  std::vector<kband::Variant> v = thomas_variants();
-  if (is_shared(solver)) v.push_back(kband::Variant::Partition);
-  return v;
-}
 
 /// Checks systems s with skip(s) false of x (system-major host copy) against
 /// the reference of a case (any case type with nsys, n, idx(s, j) and xref):

@@ -286,12 +286,6 @@ TYPED_TEST(ThomasErrors, RecomputeWhereNotOffered) {
   expect_variant_refused(v, kband::Variant::Recompute, "Recompute", true, false);
 }
 
-// Variant::Partition is for shared tridiagonal factors only.
-TYPED_TEST(ThomasErrors, PartitionWhereNotOffered) {
-  Valid<typename TypeParam::value_type, typename TypeParam::layout> v;
-  expect_variant_refused(v, kband::Variant::Partition, "Partition", true, true);
-}
-
 TYPED_TEST(ThomasErrors, SharedFactorMisuse) {
   using T = typename TypeParam::value_type;
   using L = typename TypeParam::layout;

@@ -16,7 +16,7 @@ void accuracy_sweep(Solver solver) {
         if (is_shared(solver)) {
           ASSERT_EQ(p.factor.info(), 0) << "factor of a regular matrix failed";
         }
-        for (kband::Variant v : thomas_variants(solver)) p.solve_and_check(v);
+        for (kband::Variant v : thomas_variants()) p.solve_and_check(v);
       }
     }
 }
@@ -231,53 +231,62 @@ TYPED_TEST(ThomasAccuracy, RecomputeBlockBoundaries) {
   EXPECT_EQ(stats().solves - before, expected);
 }
 
-// The Partition variant (shared factors) at segment boundaries (segments of
-// at most kPartitionRows = M rows, balanced): one segment (n <= M, kernel 3
-// alone), two of M/2 + 1, a row past and short of whole segments, many
-// segments; in place too (the boundary values then go to a workspace, not to
-// rows of x). Every backend serves it.
-TYPED_TEST(ThomasAccuracy, PartitionSegmentBoundaries) {
-  using T = typename TypeParam::value_type;
-  using L = typename TypeParam::layout;
-  constexpr int M = kband::impl::kPartitionRows;
-  const long before = stats().solves;
-  long expected = 0;
-  for (Solver solver : {Solver::Shared, Solver::SharedPeriodic})
-    for (int n : {1, 2, 3, M - 1, M, M + 1, M + 2, 2 * M - 1, 2 * M, 2 * M + 1, 5 * M + 3, 1000}) {
-      if (n < min_n(solver)) continue;
-      for (int nsys : {1, L::sz + 1, 70})
-        for (Family fam : {Family::Dominant, Family::General}) {
-          Problem<T, L> p(get_case<T>(solver, fam, n, nsys));
-          for (bool inplace : {false, true}) {
-            p.solve_and_check(kband::Variant::Partition, inplace);
-            ++expected;
-          }
-        }
-    }
-  EXPECT_EQ(stats().solves - before, expected);
-}
-
-// In place, the Partition variant's boundary values go to a workspace: a
-// caller's of thomas_workspace_size(factor, x) elements, holding NaN, reused
-// by a second solve, gives the right answer (none is needed for one segment).
-TYPED_TEST(ThomasAccuracy, PartitionCallerWorkspace) {
+// The Recompute variant (shared factors) in parts (SolveOptions::segment_rows
+// asks for 2, 4, 8 or 16 parts, as far as parts of 16 rows go): parts of a
+// whole block, a block and a row, not whole blocks; in place too (the parts'
+// boundary values then go to a workspace, not to rows of x). Every backend
+// serves it.
+TYPED_TEST(ThomasAccuracy, RecomputeParts) {
   using T = typename TypeParam::value_type;
   using L = typename TypeParam::layout;
   using B = typename L::template batch<T>;
-  constexpr int M = kband::impl::kPartitionRows;
+  const long before = stats().solves;
+  long expected = 0;
+  for (Solver solver : {Solver::Shared, Solver::SharedPeriodic})
+    for (int n : {16, 31, 32, 33, 47, 70, 100, 257, 1000})
+      for (int parts : {2, 4, 16})
+        for (int nsys : {1, L::sz + 1, 70})
+          for (Family fam : {Family::Dominant, Family::General}) {
+            Problem<T, L> p(get_case<T>(solver, fam, n, nsys));
+            kband::SolveOptions opt;
+            opt.variant = kband::Variant::Recompute;
+            opt.segment_rows = (n + parts - 1) / parts;
+            for (bool inplace : {false, true}) {
+              p.check_solve(p.describe(opt.variant, inplace) + " segment_rows " + std::to_string(opt.segment_rows),
+                            inplace, [&](const B& xo) {
+                              kband::thomas(Exec(), p.factor, p.d, xo, p.info, opt);
+                              Exec().fence();
+                              return true;
+                            });
+              ++expected;
+            }
+          }
+  EXPECT_EQ(stats().solves - before, expected);
+}
+
+// In place, the Recompute variant in parts keeps the parts' boundary values
+// in a workspace: a caller's of thomas_workspace_size(factor, x) elements,
+// holding NaN, reused by a second solve, gives the right answer (a factor
+// without parts, n < 32, needs none).
+TYPED_TEST(ThomasAccuracy, RecomputePartsCallerWorkspace) {
+  using T = typename TypeParam::value_type;
+  using L = typename TypeParam::layout;
+  using B = typename L::template batch<T>;
   for (Solver solver : {Solver::Shared, Solver::SharedPeriodic})
     for (int n : {3, 70, 1000}) {
-      const int nsys = 3 * L::sz - 1, P = (n + M - 1) / M;
+      const int nsys = 3 * L::sz - 1;
+      const int parts = n >= 16 * 16 ? 16 : (n >= 4 * 16 ? 4 : 1);  // parts of at least 16 rows
       Problem<T, L> p(get_case<T>(solver, Family::Dominant, n, nsys));
       const size_t len = kband::thomas_workspace_size(p.factor, p.x);
-      EXPECT_EQ(len, P > 1 ? static_cast<size_t>(nsys) * P * (solver == Solver::SharedPeriodic ? 3 : 2) : 0);
+      EXPECT_EQ(len, parts > 1 ? static_cast<size_t>(nsys) * parts * (solver == Solver::SharedPeriodic ? 3 : 2) : 0);
       Kokkos::View<T*> ws("ws", len);
       Kokkos::deep_copy(ws, nan_value<T>());
+      kband::SolveOptions opt;
+      opt.variant = kband::Variant::Recompute;
+      opt.segment_rows = 16;
       for (int rep = 0; rep < 2; ++rep)
-        p.check_solve(p.describe(kband::Variant::Partition, true) + " caller workspace, rep " + std::to_string(rep),
-                      true, [&](const B& xo) {
-                        kband::SolveOptions opt;
-                        opt.variant = kband::Variant::Partition;
+        p.check_solve(p.describe(opt.variant, true) + " in parts, caller workspace, rep " + std::to_string(rep), true,
+                      [&](const B& xo) {
                         kband::thomas(Exec(), p.factor, p.d, xo, p.info, opt, ws);
                         Exec().fence();
                         return true;
@@ -294,7 +303,7 @@ TYPED_TEST(ThomasAccuracy, InPlace) {
       if (n < min_n(solver)) continue;
       for (int nsys : {1, L::sz + 1}) {
         Problem<T, L> p(get_case<T>(solver, Family::Dominant, n, nsys));
-        for (kband::Variant v : thomas_variants(solver)) p.solve_and_check(v, /*inplace=*/true);
+        for (kband::Variant v : thomas_variants()) p.solve_and_check(v, /*inplace=*/true);
       }
     }
 }
@@ -382,10 +391,13 @@ TYPED_TEST(ThomasAccuracy, StridedSubviews) {
       else if (solver == Solver::Periodic)
         kband::periodic_thomas(exec, a.sub, b.sub, c.sub, d.sub, x.sub, info);
       else {
-        // past one segment, the Partition variant (its boundary values go to
-        // rows of the strided x) rather than Auto's choice
+        // n = 70: the Recompute variant in four parts (their boundary values
+        // go to rows of the strided x) rather than Auto's choice
         kband::SolveOptions opt;
-        opt.variant = n > kband::impl::kPartitionRows ? kband::Variant::Partition : kband::Variant::Auto;
+        if (n == 70) {
+          opt.variant = kband::Variant::Recompute;
+          opt.segment_rows = 16;
+        }
         kband::thomas(exec, shared_p.factor, d.sub, x.sub, info, opt);
       }
       exec.fence();

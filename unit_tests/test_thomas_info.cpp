@@ -139,14 +139,21 @@ TYPED_TEST(ThomasInfo, SharedFactorPivots) {
         Problem<T, L> p(cs);
         const std::string base = std::string(solver_name(solver)) + " n=" + std::to_string(n) + " " + def.what;
         EXPECT_EQ(p.factor.info(), def.info) << base;
-        for (kband::Variant v : thomas_variants(solver)) {
-          const std::string what = base + " variant=" + kband::variant_name(v);
+        // every variant, and Recompute in parts (n = 33: two, n = 70: four)
+        std::vector<std::pair<kband::Variant, int>> runs;
+        for (kband::Variant v : thomas_variants()) runs.emplace_back(v, 0);
+        runs.emplace_back(kband::Variant::Recompute, 16);
+        for (const auto& run : runs) {
+          const kband::Variant v = run.first;
+          const std::string what =
+              base + " variant=" + kband::variant_name(v) + (run.second ? " in parts of 16 rows" : "");
           Host<typename Problem<T, L>::B> hx(p.x);
           poison(hx, T(kFinitePoison));
           hx.to_device();
           Kokkos::deep_copy(p.info, kInfoPoison);
           kband::SolveOptions opt;
           opt.variant = v;
+          opt.segment_rows = run.second;
           if (!p.call_if_served(p.x, opt, what)) continue;
           hx.to_host();
           auto hi = Kokkos::create_mirror_view(p.info);

@@ -604,8 +604,9 @@ struct FactorData {
   Kokkos::View<T*, Mem> a, cp, w;     // sub-diagonal, c' = c/pivot, 1/pivot
   Kokkos::View<T*, Mem> g, z;         // periodic: first row of T'^-1, correction vector
   Kokkos::View<T[2], Mem> scal;       // periodic: beta/gamma, 1/(1 + z_0 + beta/gamma z_{n-1})
-  Kokkos::View<T*, Mem> alpha, gamma;  // Partition variant: the segments' functionals of d (per row)
-  Kokkos::View<T*, Mem> seg;           // Partition variant: Pi, B, C of each segment
+  Kokkos::View<T*, Mem> pgain, pgamma;  // Recompute in parts: G and gamma of each level (n rows each)
+  Kokkos::View<T*, Mem> pseg;           // Recompute in parts: B, C of each part of each level
+  int part_levels = 0;                  // levels Q = 2 .. 2^part_levels
   Kokkos::View<int, Mem> info;        // first bad pivot (1-based) or 0
   int n = 0;
   bool periodic = false;
