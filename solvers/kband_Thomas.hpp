@@ -502,10 +502,14 @@ void thomas(const Exec& exec, const TridiagonalFactor<T, Mem>& factor, const BD&
   // threads in systems. A thread's two passes take longer than Global's one
   // pass and a half, so with fewer systems Global is faster (H200, 2^27
   // points: n = 4096, 32768 systems, 2.05-2.5x the copy time against 1.73-1.87x).
-  // Systems too few for the device's threads are cut into Q parts (the
-  // factor's levels, Q <= 16), a thread each, until nsys Q reaches half the
-  // device's threads; SolveOptions::segment_rows asks for parts of at most
-  // that many rows (as far as the levels go).
+  // Systems fewer than a fifth of the device's threads are cut into Q parts
+  // (the factor's levels, Q <= 16), a thread each, until nsys Q reaches 4/9
+  // of them (H100, 2^27 points, grouped batches, time over the copy time by
+  // Q = 1 / 2 / 4 / 8 / 16: n = 4096, 32768 systems, 2.46 / 2.03 / 1.98 /
+  // 1.95 / 2.04; n = 8192: 3.56 / 2.65 / 1.97 / 1.98 / 2.13; n = 2048,
+  // 65536 systems: 1.85 / 2.01 / 1.91 / 2.02 / 2.25; n = 1024: 1.71 / 1.86);
+  // SolveOptions::segment_rows asks for parts of at most that many rows (as
+  // far as the levels go).
   const int Qmax = 1 << fd.part_levels;
   const long conc = static_cast<long>(exec.concurrency());
   if (opt.variant == Variant::Recompute ||
@@ -514,8 +518,8 @@ void thomas(const Exec& exec, const TridiagonalFactor<T, Mem>& factor, const BD&
     int Q = 1;
     if (opt.segment_rows > 0)
       while (Q < Qmax && (n + Q - 1) / Q > opt.segment_rows) Q *= 2;
-    else if (impl::is_device_exec<Exec>::value)
-      while (Q < Qmax && static_cast<long>(nsys) * Q * 2 < conc) Q *= 2;
+    else if (impl::is_device_exec<Exec>::value && static_cast<long>(nsys) * 5 < conc)
+      while (Q < Qmax && static_cast<long>(nsys) * Q * 9 < 4 * conc) Q *= 2;
     constexpr int RB = KBAND_RECOMPUTE_ROWS;
     if (Q > 1) {
       impl::thomas_parts<RB>(fn, exec, fd, Q, d, x, info, workspace);

@@ -37,6 +37,14 @@
 namespace kband {
 namespace impl {
 
+/// Blocks of 128 threads a multiprocessor the parts kernels launch for
+/// (Kokkos::LaunchBounds; 4: at most 128 registers a thread. H100, 2^27
+/// points, grouped n = 4096 / 8192 in 4 parts: 1.85 / 1.80x the copy time,
+/// against 1.99 / 2.02x with 5, 96 registers).
+#ifndef KBAND_RECOMPUTE_PARTS_MIN_BLOCKS
+#define KBAND_RECOMPUTE_PARTS_MIN_BLOCKS 4
+#endif
+
 /// Most parts a system: 2^kMaxPartLevel.
 constexpr int kMaxPartLevel = 4;
 
@@ -264,14 +272,17 @@ void thomas_parts(const char* fn, const Exec& exec, const FactorData<T, Mem>& f,
     ws = decltype(ws)(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, std::string("kband::thomas::parts_ws")),
                       need);
   const long items = static_cast<long>(nsys) * Q;
+  // blocks of 128 threads, KBAND_RECOMPUTE_PARTS_MIN_BLOCKS of them a
+  // multiprocessor on GPUs
+  using Parts = Range<Exec, Kokkos::IndexType<long>, Kokkos::LaunchBounds<128, KBAND_RECOMPUTE_PARTS_MIN_BLOCKS>>;
   auto run = [&](auto periodic) {
     constexpr bool Pd = decltype(periodic)::value;
     using PB = PartsBase<T, Mem, BD, BX, Info, Pd, RB>;
     const PB b{f, d, x, info, pt, nsys, ws, std::numeric_limits<T>::quiet_NaN()};
-    Kokkos::parallel_for(fn, Range<Exec, Kokkos::IndexType<long>>(exec, 0, items),
+    Kokkos::parallel_for(fn, Parts(exec, 0, items),
                          PartsForward<Exec, T, Mem, BD, BX, Info, Pd, RB>(b));
     Kokkos::parallel_for(fn, Range<Exec>(exec, 0, nsys), PartsJoin<Exec, T, Mem, BD, BX, Info, Pd, RB>(b));
-    Kokkos::parallel_for(fn, Range<Exec, Kokkos::IndexType<long>>(exec, 0, items),
+    Kokkos::parallel_for(fn, Parts(exec, 0, items),
                          PartsBackward<Exec, T, Mem, BD, BX, Info, Pd, RB>(b));
   };
   if (f.periodic)
