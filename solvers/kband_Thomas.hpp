@@ -22,7 +22,7 @@
 #pragma once
 
 #include "impl/kband_Thomas_impl.hpp"
-#include "impl/kband_ThomasPartition_impl.hpp"
+#include "impl/kband_ThomasParts_impl.hpp"
 #include "impl/kband_ThomasRegisters_impl.hpp"
 
 #include <limits>
@@ -59,7 +59,8 @@ namespace kband {
 ///    backward pass. A solve reads d twice and writes x once, where Global
 ///    reads d once and moves x three times. Auto uses it on GPUs for
 ///    interleaved and grouped batches that Registers does not serve, when
-///    the batch has systems for at least an eighth of the device's threads.
+///    the batch has systems for at least an eighth of the device's threads
+///    (with a shared factor: counting up to 16 parts a system, below).
 ///    kband::thomas with a TridiagonalFactor cuts the systems of a batch
 ///    too small to fill a GPU with a thread per system into 2, 4, 8 or 16
 ///    parts, a thread each (SolveOptions::segment_rows forces it): pass 1

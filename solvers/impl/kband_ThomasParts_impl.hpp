@@ -24,7 +24,7 @@
 //      G y_{s-1}, the backward pass starting from x after the part.
 // The data movement is Recompute's (d read twice, x written once, plus the
 // checkpoints), with nsys Q threads. No pivots beyond the factor's. The slots
-// are rows s+1 .. s+3 of the part in x (no checkpoint row: parts have at
+// are rows s+1 .. s+kSlots of the part in x (no checkpoint row: parts have at
 // least RB rows), which kernel C reads before it writes the part; when x is d
 // (in place) they go to a workspace instead.
 #pragma once
@@ -112,6 +112,7 @@ struct PartsBase {
   T nan;
 
   static constexpr int kSlots = Periodic ? 3 : 2;
+  static_assert(RB > kSlots, "a part's slots must not be checkpoint rows");
   using Block = T[RB][1];
 
   KOKKOS_INLINE_FUNCTION T& slot(int s, int q, int k) const {
