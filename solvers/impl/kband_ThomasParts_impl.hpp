@@ -118,11 +118,13 @@ struct PartsBase {
   KOKKOS_INLINE_FUNCTION T& slot(int s, int q, int k) const {
     return ws.extent(0) ? ws(static_cast<size_t>(q * kSlots + k) * nsys + s) : x(s, pt.begin(q) + 1 + k);
   }
-  /// Thread i of nsys Q: system i % nsys (adjacent threads, adjacent
-  /// systems), part i / nsys.
-  KOKKOS_INLINE_FUNCTION void place(long i, int& s, int& q) const {
+  /// Thread i of nsys Q: system s = i % nsys (adjacent threads, adjacent
+  /// systems), part q = i / nsys, rows j0 .. je-1.
+  KOKKOS_INLINE_FUNCTION void place(long i, int& s, int& q, int& j0, int& je) const {
     q = static_cast<int>(i / nsys);
     s = static_cast<int>(i - static_cast<long>(q) * nsys);
+    j0 = pt.begin(q);
+    je = pt.begin(q + 1);
   }
   /// Rows jb .. jb+nr-1 of system s; with `checkpoint` the first from x.
   KOKKOS_INLINE_FUNCTION void load(const SharedRows<T>& r, int jb, int nr, bool checkpoint, Block& v) const {
@@ -138,11 +140,10 @@ struct PartsForward : PartsBase<T, Mem, BD, BX, Info, Periodic, RB> {
   using typename PB::Block;
   explicit PartsForward(const PB& b) : PB(b) {}
   KOKKOS_INLINE_FUNCTION void operator()(const long i) const {
-    int s, q;
-    this->place(i, s, q);
+    int s, q, j0, je;
+    this->place(i, s, q, j0, je);
     const FactorData<T, Mem>& f = this->f;
     if (f.info() != 0) return;
-    const int j0 = this->pt.begin(q), je = this->pt.begin(q + 1);
     const size_t o = this->pt.row_offset();
     const SharedRows<T> r = shared_rows<T>(this->d, this->x, s);
     T y = T(0), v = T(0), dot = T(0);
@@ -211,10 +212,9 @@ struct PartsBackward : PartsBase<T, Mem, BD, BX, Info, Periodic, RB> {
   using typename PB::Block;
   explicit PartsBackward(const PB& b) : PB(b) {}
   KOKKOS_INLINE_FUNCTION void operator()(const long i) const {
-    int s, q;
-    this->place(i, s, q);
+    int s, q, j0, je;
+    this->place(i, s, q, j0, je);
     const FactorData<T, Mem>& f = this->f;
-    const int j0 = this->pt.begin(q), je = this->pt.begin(q + 1);
     const SharedRows<T> r = shared_rows<T>(this->d, this->x, s);
     const int finfo = f.info();
     if (finfo != 0) {
