@@ -663,6 +663,9 @@ KBAND_UNROLL
 constexpr int kRegisterRowsShared = 16;
 constexpr int kRegisterRowsPerSystem = 8;
 constexpr int kRegisterRowsTwoSegments = 16;
+/// Rows a thread for interleaved per-system systems of n <= kShortInterleavedRows (Auto, GPUs).
+constexpr int kRegisterRowsShortInterleaved = 4;
+constexpr int kShortInterleavedRows = 32;
 
 /// Chooses P (systems per team) for K chunks of M rows: P * K about `team`
 /// threads (at least K; 0: the kernel's kSystemsPerTeam systems, and at
