@@ -33,7 +33,7 @@ namespace kband {
 /// and size: on GPUs (kband::thomas, kband::penta) Registers for
 /// interleaved and grouped batches (tridiagonal, per-system coefficients:
 /// n <= 2048, one segment of M = 8 rows a thread up to n = 128 interleaved
-/// and 512 grouped, two segments of M = 16 beyond, up to n = 1024
+/// (M = 4 for n <= 32) and 512 grouped, two segments of M = 16 beyond, up to n = 1024
 /// interleaved, four segments up to 2048 interleaved; shared
 /// factor: n <= 512, 32 chunks of M = 16; penta: n <= 128, 16 M with
 /// per-system coefficients and 8 M with a shared factor) and for contiguous
