@@ -95,12 +95,15 @@ void gtsv(const Exec& exec, const BA& a, const BB& b, const BC& c, const BD& d, 
     constexpr int M2 = impl::kRegisterRowsTwoSegments;
     using F2 = impl::GTSVPerSystemRegisters<Exec, BA, BB, BC, BD, BX, Info, M2, 2>;
     F2 f(typename F2::Base{nsys, n, 1, 1, false, std::numeric_limits<T>::quiet_NaN()}, a, b, c, d, x, info);
-    // up to n = 512 (16 systems a team) each team solves 4 blocks of systems
-    // in turn (H100, time over thomas' Auto time, n = 512: interleaved
-    // 1.18-1.19 against 1.27 with one block, grouped 0.94-0.96 against 0.97;
-    // n = 1024: 1.43 / 1.37 against 1.28 / 1.31)
+    // up to n = 512 (16 systems a team), with systems for at least half the
+    // device's threads (the league then still fills it), each team solves 4
+    // blocks of systems in turn (H100, 2^27 points, time over thomas' Auto
+    // time, n = 512: interleaved 1.18-1.19 against 1.27 with one block,
+    // grouped 0.94-0.96 against 0.97; n = 1024: 1.43 / 1.37 against 1.28 /
+    // 1.31)
     SolveOptions o2 = opt;
-    if (o2.blocks_per_team <= 0 && n <= 512) o2.blocks_per_team = 4;
+    if (o2.blocks_per_team <= 0 && n <= 512 && 2L * nsys >= static_cast<long>(exec.concurrency()))
+      o2.blocks_per_team = 4;
     if (impl::use_registers<Exec, tx::layout, 1>(fn, o2, exec, nsys, n, M2, F2::scratch_per_thread(), f, 2)) return;
   } else if (opt.variant == Variant::Registers || opt.variant == Variant::Auto) {
     constexpr int M = impl::kRegisterRowsPerSystem;

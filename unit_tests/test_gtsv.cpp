@@ -291,6 +291,23 @@ TYPED_TEST(GTSVAccuracy, InPlace) {
   }
 }
 
+// Interleaved and grouped systems of n = 257..2048 take the Registers kernel
+// in two segments on GPUs (Auto, double), up to n = 512 with 4 blocks of
+// systems a team for large batches: Auto, and Registers with 4 blocks a team
+// asked for, at and around those limits (host backends refuse Registers
+// here and solve Auto by Recompute).
+TYPED_TEST(GTSVAccuracy, TwoSegmentsAuto) {
+  using T = typename TypeParam::value_type;
+  using L = typename TypeParam::layout;
+  for (int n : {257, 300, 512, 513})
+    for (int nsys : {7, 70}) {
+      const GCase<T>& g = get_random<T>(n, nsys);
+      GDevice<T, L> dev(g);
+      gtsv_and_check(g, dev, kband::Variant::Auto, false);
+      gtsv_and_check(g, dev, kband::Variant::Registers, false, 0, 4);
+    }
+}
+
 // b(s,0) = 0: unpivoted elimination stops at row 1 (kband::thomas: info = 1,
 // x NaN) while gtsv solves the same batch (checked in RandomGeneral).
 TYPED_TEST(GTSVAccuracy, ThomasFailsWherePivotingSucceeds) {
