@@ -3,7 +3,7 @@
 //   kband::thomas(exec, a, b, c, d, x, info)            per-system coefficients
 //   kband::periodic_thomas(exec, a, b, c, d, x, info)   cyclic systems
 //   kband::TridiagonalFactor f(exec, a, b, c[, Boundary::Periodic]);
-//   kband::thomas(exec, f, d, x, info)                  one matrix, many RHS
+//   kband::thomas(exec, f, d, x, info[, opt[, ws]])     one matrix, many RHS
 //
 // a, b, c, d, x are batches of one layout (ContiguousBatch, InterleavedBatch or
 // GroupedBatch) with extents (nsys, n): row j of system s reads
@@ -99,8 +99,9 @@ struct SolveOptions {
   // fill the device with a team each, or too long for a team's threads);
   // thomas with a shared factor (Recompute): cut each system into parts of
   // at most about this many rows, a thread each (2, 4, 8 or 16 parts, parts
-  // of at least 16 rows); 0 = kband's choice (GPUs: parts until the batch
-  // has half as many as the device has threads)
+  // of at least 16 rows); 0 = kband's choice (GPUs: batches with systems
+  // for fewer than a fifth of the device's threads, in parts until they
+  // have threads for 4/9 of them)
   int segment_rows = 0;
 };
 
