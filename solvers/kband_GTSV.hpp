@@ -30,11 +30,15 @@
 //    variants have no such limit. Interleaved and grouped batches past
 //    n = 256 take two segments of M = 16 rows a thread (teams of
 //    ceil(n/32) threads a system), the first segment's rows kept in
-//    registers while the second is eliminated.
+//    registers while the second is eliminated; interleaved batches past
+//    Auto's limit for two segments take four (ceil(n/64) threads a
+//    system), the middle segments' rows of U in level-1 team scratch.
 //  Auto: on GPUs Registers for contiguous batches as far as its teams fit
 //  (ceil(n/8) threads of 144 bytes of scan scratch in double: n <= 2272 on
-//  the H100) and for interleaved and grouped ones up to n = 256, in double
-//  up to n = 2048 (two segments); otherwise
+//  the H100) and for interleaved and grouped ones up to n = 256, then in
+//  segments: double up to n = 2048 (interleaved: two to 1024, four
+//  beyond), float interleaved up to 1024 (two to 512, four beyond) and
+//  grouped up to 1024 (two); otherwise
 //  Recompute, except on GPUs Scratch for contiguous batches above n = 1024
 //  and for other batches up to n = 32, and on host backends Global for
 //  contiguous batches.
@@ -87,14 +91,15 @@ void gtsv(const Exec& exec, const BA& a, const BB& b, const BC& c, const BD& d, 
   constexpr bool device = impl::is_device_exec<Exec>::value;
   // Registers: asked for, or Auto on GPUs for contiguous batches and for
   // interleaved and grouped ones up to n = 256 (one segment of M = 8 rows a
-  // thread) and, in double, 257 .. 2048 (two segments of M = 16), when the
-  // team fits
+  // thread) and beyond, to the segments' Auto limits (two or four segments
+  // of M = 16), when the team fits
   if ((opt.variant == Variant::Registers || opt.variant == Variant::Auto) && tx::layout != Layout::Contiguous &&
       n > impl::GTSVPerSystemRegisters<Exec, BA, BB, BC, BD, BX, Info, impl::kRegisterRowsPerSystem>::kAutoChunks *
               impl::kRegisterRowsPerSystem) {
     constexpr int M2 = impl::kRegisterRowsTwoSegments;
     using F2 = impl::GTSVPerSystemRegisters<Exec, BA, BB, BC, BD, BX, Info, M2, 2>;
-    F2 f(typename F2::Base{nsys, n, 1, 1, false, std::numeric_limits<T>::quiet_NaN()}, a, b, c, d, x, info);
+    using F4 = impl::GTSVPerSystemRegisters<Exec, BA, BB, BC, BD, BX, Info, M2, 4>;
+    const T nan = std::numeric_limits<T>::quiet_NaN();
     // up to n = 512 (16 systems a team), with systems for at least half the
     // device's threads (the league then still fills it), each team solves 4
     // blocks of systems in turn (H100, 2^27 points, time over thomas' Auto
@@ -104,7 +109,16 @@ void gtsv(const Exec& exec, const BA& a, const BB& b, const BC& c, const BD& d, 
     SolveOptions o2 = opt;
     if (o2.blocks_per_team <= 0 && n <= 512 && 2L * nsys >= static_cast<long>(exec.concurrency()))
       o2.blocks_per_team = 4;
-    if (impl::use_registers<Exec, tx::layout, 1>(fn, o2, exec, nsys, n, M2, F2::scratch_per_thread(), f, 2)) return;
+    // four segments for interleaved batches past the two's Auto limit, up to
+    // their own (F2, F4: kAutoChunksInterleaved)
+    if (tx::layout == Layout::Interleaved && n > F2::kAutoChunksInterleaved * M2 &&
+        n <= F4::kAutoChunksInterleaved * M2) {
+      F4 f(typename F4::Base{nsys, n, 1, 1, false, nan}, a, b, c, d, x, info);
+      if (impl::use_registers<Exec, tx::layout, 1>(fn, o2, exec, nsys, n, M2, F4::scratch_per_thread(), f, 4)) return;
+    } else {
+      F2 f(typename F2::Base{nsys, n, 1, 1, false, nan}, a, b, c, d, x, info);
+      if (impl::use_registers<Exec, tx::layout, 1>(fn, o2, exec, nsys, n, M2, F2::scratch_per_thread(), f, 2)) return;
+    }
   } else if (opt.variant == Variant::Registers || opt.variant == Variant::Auto) {
     constexpr int M = impl::kRegisterRowsPerSystem;
     using F = impl::GTSVPerSystemRegisters<Exec, BA, BB, BC, BD, BX, Info, M>;

@@ -291,16 +291,19 @@ TYPED_TEST(GTSVAccuracy, InPlace) {
   }
 }
 
-// Interleaved and grouped systems of n = 257..2048 take the Registers kernel
-// in two segments on GPUs (Auto, double), up to n = 512 with 4 blocks of
-// systems a team for large batches: Auto, and Registers with 4 blocks a team
-// asked for, at and around those limits (host backends refuse Registers
-// here and solve Auto by Recompute).
-TYPED_TEST(GTSVAccuracy, TwoSegmentsAuto) {
+// Interleaved and grouped systems past n = 256 take the Registers kernel in
+// two or four segments on GPUs (Auto: up to n = 2048 in double, four
+// segments for interleaved n = 1025..2048; float up to 1024, four segments
+// for interleaved n = 513..1024), up to n = 512 with 4 blocks of systems a
+// team for large batches: Auto, and Registers with 4 blocks a team asked
+// for, at and around those limits (host backends refuse Registers here and
+// solve Auto by Recompute).
+TYPED_TEST(GTSVAccuracy, SegmentsAuto) {
   using T = typename TypeParam::value_type;
   using L = typename TypeParam::layout;
-  for (int n : {257, 300, 512, 513})
+  for (int n : {257, 300, 512, 513, 1024, 1025, 2048})
     for (int nsys : {7, 70}) {
+      if (n > 513 && nsys > 7) continue;  // the reference's condition numbers cost O(n^2) a system
       const GCase<T>& g = get_random<T>(n, nsys);
       GDevice<T, L> dev(g);
       gtsv_and_check(g, dev, kband::Variant::Auto, false);
@@ -377,46 +380,53 @@ TYPED_TEST(GTSVAccuracy, RegistersBlocksPerTeam) {
     }
 }
 
-// The Registers kernel in two segments (M = 8 rows a thread), launched
-// directly (kband::gtsv does not take it yet): systems of one chunk a
-// segment (n <= 16) on every backend (host teams have one thread), longer
-// ones on GPUs (K > 1 chunks a segment); random and singular systems (the
-// zero column at n/2, in either half), in place too. The first half's
-// carried row (direction and size from its scans' totals) starts the
-// second; the pair (x_{h-1}, x_h) from the second's back scan ends the first.
-TYPED_TEST(GTSVAccuracy, RegistersTwoSegments) {
-  using T = typename TypeParam::value_type;
-  using L = typename TypeParam::layout;
+// The Registers kernel in S = 2, 4 and 8 segments (M = 8 rows a thread),
+// launched directly: systems of one chunk a segment (n <= 8 S) on every
+// backend (host teams have one thread), longer ones on GPUs (K > 1 chunks a
+// segment); segments full, partial or empty; random and singular systems
+// (the zero column at n/2: the first half's last segment, or a middle one
+// kept in level-1 scratch), in place too. Each segment's carried row
+// (direction and size from its scans' totals) starts the next; the pair
+// (x_{h-1}, x_h) from each segment's back scan ends the one before.
+template <int S, class T, class L>
+void gtsv_registers_segments() {
   using B = typename L::template batch<T>;
   constexpr int M = kband::impl::kRegisterRowsPerSystem;
   constexpr bool device = kband::impl::is_device_exec<Exec>::value;
-  std::vector<int> ns{1, 2, 3, 5, 8, 9, 12, 15, 16};
-  if (device) ns.insert(ns.end(), {17, 40, 100, 255, 256, 257, 513, 1000, 1024});
+  std::vector<int> ns{1, 2, 3, 5, 8, 9, 12, 15, 16, 17, 24, 31, 32, 33, 47, 63, 64};
+  if (device) ns.insert(ns.end(), {65, 100, 255, 256, 257, 513, 1000, 1024});
   const long before = stats().solves;
   long expected = 0;
   for (int n : ns)
     for (bool singular : {false, true}) {
-      if (singular && n < 3) continue;
+      if ((singular && n < 3) || (!device && n > S * M)) continue;
       const GCase<T>& g = get_random<T>(n, singular ? 7 : L::sz + 1, singular);
       GDevice<T, L> dev(g);
       for (bool inplace : {false, true}) {
         const std::string what =
             describe(g.family, L::name(), type_name(T()), n, g.nsys, kband::Variant::Registers, inplace) +
-            " (two segments)";
+            kband::impl::concat(" (", S, " segments)");
         gtsv_check_solve(g, dev, what, inplace, nullptr, [&](const B& xo) {
-          using F = kband::impl::GTSVPerSystemRegisters<Exec, B, B, B, B, B, Kokkos::View<int*>, M, 2>;
+          using F = kband::impl::GTSVPerSystemRegisters<Exec, B, B, B, B, B, Kokkos::View<int*>, M, S>;
           F f(typename F::Base{g.nsys, n, 1, 1, false, nan_value<T>()}, dev.a, dev.b, dev.c, dev.d, xo, dev.info);
           const bool contiguous = kband::impl::batch_traits<B>::layout == kband::Layout::Contiguous;
           const auto geo =
-              kband::impl::register_geometry(Exec(), g.nsys, n, M, contiguous, F::scratch_per_thread(), 0, 0, f, 2);
+              kband::impl::register_geometry(Exec(), g.nsys, n, M, contiguous, F::scratch_per_thread(), 0, 0, f, S);
           ASSERT_TRUE(geo.ok) << what << ": " << geo.why;
           if (!device) ASSERT_EQ(geo.K, 1) << what;
-          kband::impl::launch_registers("kband_test::gtsv_two_segments", Exec(), geo, f);
+          kband::impl::launch_registers("kband_test::gtsv_segments", Exec(), geo, f);
         });
         ++expected;
       }
     }
   EXPECT_EQ(stats().solves - before, expected);
+}
+TYPED_TEST(GTSVAccuracy, RegistersSegments) {
+  using T = typename TypeParam::value_type;
+  using L = typename TypeParam::layout;
+  gtsv_registers_segments<2, T, L>();
+  gtsv_registers_segments<4, T, L>();
+  gtsv_registers_segments<8, T, L>();
 }
 
 /// kband::gtsv's Registers kernel, one system after another on the host: the

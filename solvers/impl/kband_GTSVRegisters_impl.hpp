@@ -388,10 +388,15 @@ KBAND_UNROLL
 // is eliminated and solved; the first half's x then follow from the pair
 // (x_{h-1}, x_h) before the second half (the second half's back scan total).
 // A thread holds 7 M values at once.
+//
+// S > 2 segments: the same walk over S segments, the middle ones' rows of U
+// in level-1 team scratch (a thread's own values, so no barrier guards them:
+// (S-2) 3 M values a thread), the back substitution from the last segment
+// down.
 // ---------------------------------------------------------------------------
 template <class Exec, class BA, class BB, class BC, class BD, class BX, class Info, int M, int S = 1>
 struct GTSVPerSystemRegisters : RegisterBase<Exec, batch_value_t<BX>, M> {
-  static_assert(S == 1 || S == 2, "one or two segments");
+  static_assert(S >= 1 && S <= 8, "one to eight segments");
   using T = batch_value_t<BX>;
   using Base = RegisterBase<Exec, T, M>;
   using typename Base::member_type;
@@ -420,14 +425,23 @@ struct GTSVPerSystemRegisters : RegisterBase<Exec, batch_value_t<BX>, M> {
   static constexpr int kMinTeamStrided = Thomas::kMinTeamStrided;
   static constexpr bool kAutoContiguous = true;
   static constexpr int kMaxBlocksStrided = Thomas::kMaxBlocksStrided;
-  // two segments (S = 2, M = 16): Auto for double up to n = 2048 (H100,
-  // time over thomas' Auto time, n = 512 / 1024 / 2048: interleaved 1.27 /
-  // 1.30 / 1.38 against one segment's 1.62 / 2.84 and Auto's 1.63 / 1.72 /
-  // 1.41; grouped 1.01 / 1.27 / 1.36 against 1.16 / 1.67 and Auto's 1.11 /
-  // 1.73 / 1.55; n = 256: one segment of M = 8, 1.15 / 1.13, against 1.31 /
-  // 1.12), not yet for float (untimed)
-  static constexpr int kAutoChunks = S == 1 ? 32 : (sizeof(T) >= 8 ? 128 : 0);
-  static constexpr int kAutoChunksInterleaved = kAutoChunks;
+  // Segments of M = 16 rows (Auto's limits in chunks of M rows over the
+  // system, use_registers). Two: double up to n = 2048 (H100, time over
+  // thomas' Auto time, n = 512 / 1024 / 2048: interleaved 1.27 / 1.30 /
+  // 1.38 against one segment's 1.62 / 2.84 and Auto's 1.63 / 1.72 / 1.41;
+  // grouped 1.01 / 1.27 / 1.36 against 1.16 / 1.67 and Auto's 1.11 / 1.73 /
+  // 1.55; n = 256: one segment of M = 8, 1.15 / 1.13, against 1.31 / 1.12),
+  // interleaved only to 1024, where four take over; float interleaved up to
+  // 512 (1.21 against Recompute's 1.42; four segments 1.34), grouped up to
+  // 1024 (n = 512 / 1024: 1.61 / 1.08 against 1.76 / 1.15). Four:
+  // interleaved, double n = 1025..2048 (2048: 1.30 against 1.39; 1024: 1.48
+  // against 1.29), float 513..1024 (1024: 1.10 against two's 1.13 and
+  // Recompute's 1.29; 2048: 1.16 against Recompute's 1.02); grouped batches
+  // keep two (double 2048: 1.41 against 1.38). Eight: slower everywhere
+  // timed (double 2048: 1.35 interleaved, 1.50 grouped).
+  static constexpr bool kDouble = sizeof(T) >= 8;
+  static constexpr int kAutoChunks = S == 1 ? 32 : S == 2 ? (kDouble ? 128 : 64) : 0;
+  static constexpr int kAutoChunksInterleaved = S == 1 ? 32 : S == 2 ? (kDouble ? 64 : 32) : S == 4 ? (kDouble ? 128 : 64) : 0;
 
   static constexpr size_t kEntryDB = scan_entry<T, GTSVDirSum<T>>() > scan_entry<T, GTSVBackSum<T>>()
                                          ? scan_entry<T, GTSVDirSum<T>>()
@@ -440,6 +454,8 @@ struct GTSVPerSystemRegisters : RegisterBase<Exec, batch_value_t<BX>, M> {
   /// to 284 threads, not 182, so 8 systems of n = 256 a team, not 4:
   /// 64-byte rows of an interleaved batch, not 32).
   KOKKOS_INLINE_FUNCTION static size_t scratch_per_thread() { return 2 * kEntryDB + 2 * kEntryS; }
+  /// rows of U of segments 1 .. S-2, level-1 scratch (register_geometry)
+  static constexpr size_t kScratch1PerThread = S > 2 ? (S - 2) * 3 * M * sizeof(T) : 0;
 
   using Base::seg_rows;
   KOKKOS_INLINE_FUNCTION void load(const Place& pl, int j0, int nr, Rows& r) const {
@@ -453,6 +469,8 @@ struct GTSVPerSystemRegisters : RegisterBase<Exec, batch_value_t<BX>, M> {
     this->blocks(m, b0, b1);
     char* big = static_cast<char*>(m.team_scratch(0).get_shmem(m.team_size() * scratch_per_thread()));
     char* small = big + 2 * m.team_size() * kEntryDB;
+    T* kept = nullptr;
+    if constexpr (S > 2) kept = static_cast<T*>(m.team_scratch(1).get_shmem(m.team_size() * kScratch1PerThread));
     for (int bl = b0; bl < b1; ++bl) {
       const Place pl = this->at(pl0, bl);
       Rows r;
@@ -464,16 +482,24 @@ struct GTSVPerSystemRegisters : RegisterBase<Exec, batch_value_t<BX>, M> {
       if constexpr (S == 1)
         solve(m, pl, big, small, j0, nr, r);
       else
-        solve_two(m, pl, big, small, j0, nr, r);
+        solve_segments(m, pl, big, small, kept, j0, nr, r);
     }
   }
 
-  KOKKOS_INLINE_FUNCTION void solve_two(const member_type& m, const Place& pl, char* big, char* small, int j0, int nr,
-                                        Rows& r) const {
+  /// Where a thread keeps the rows of U (p1, p2, y': M values each) of its
+  /// chunk of segment g (1 .. S-2): kept[(3 M (g-1) + u) ts + slot], unit
+  /// stride across a warp.
+  KOKKOS_INLINE_FUNCTION static T* kept_at(T* kept, int g, int ts, int slot) {
+    return kept + static_cast<size_t>(3 * M * (g - 1)) * ts + slot;
+  }
+
+  KOKKOS_INLINE_FUNCTION void solve_segments(const member_type& m, const Place& pl, char* big, char* small, T* kept,
+                                             int j0, int nr, Rows& r) const {
     using D = GTSVDirSum<T>;
     using Z = GTSVSizeSum<T>;
     using BS = GTSVBackSum<T>;
-    // 1-3 over the first half, from the carried row (1, 0, 0) of size 1;
+    const int ts = m.team_size();
+    // 1-3 over the first segment, from the carried row (1, 0, 0) of size 1;
     // the scans' totals give the carried row after it, nu_h w_h
     T w[3], wh[3], nu, nuh;
     {
@@ -490,8 +516,8 @@ struct GTSVPerSystemRegisters : RegisterBase<Exec, batch_value_t<BX>, M> {
       nuh = all(T(1));
     }
     T mu = T(1) / nu;
-    const int bad0 = Chunk::eliminate(r, j0, w, mu);
-    // the first half's rows of U stay here
+    int bad = Chunk::eliminate(r, j0, w, mu);  // this chunk's first failed pivot, all segments
+    // the first segment's rows of U stay here
     T p1[M], p2[M], yv[M];
 KBAND_UNROLL
     for (int u = 0; u < M; ++u) {
@@ -499,43 +525,95 @@ KBAND_UNROLL
       p2[u] = r.c[u];
       yv[u] = r.d[u];
     }
-    // 1-3 over the second half, from nu_h w_h
-    const int j1 = (this->K + pl.k) * M, nr1 = seg_rows(1, pl.k);
-    load(pl, j1, nr1, r);
-    {
-      D ex, all;
-      this->template scan<false>(m, pl, big, kEntryDB, Chunk::direction_map(r), D::identity(), ex, all,
-                                 ProductDirections());
-      Chunk::direction_from(ex, wh, w);
+    // 1-3 over the others, each from the carried row nu_h w_h the one
+    // before leaves; the middle ones' rows of U to level-1 scratch, the
+    // last one's stay in r
+    // unrolled for two segments only (ptxas, double, M = 16: 160 / 304
+    // bytes of spill stores / loads unrolled and 532 / 812 rolled; four
+    // segments 612 / 968 unrolled, 252 / 452 rolled)
+KBAND_UNROLL_COUNT((S <= 2 ? 8 : 1))
+    for (int g = 1; g < S; ++g) {
+      const int jg = (g * this->K + pl.k) * M;
+      load(pl, jg, seg_rows(g, pl.k), r);
+      {
+        D ex, all;
+        this->template scan<false>(m, pl, big, kEntryDB, Chunk::direction_map(r), D::identity(), ex, all,
+                                   ProductDirections());
+        Chunk::direction_from(ex, wh, w);
+        if (g < S - 1) {
+          T wn[3];
+          Chunk::direction_from(all, wh, wn);
+          wh[0] = wn[0];
+          wh[1] = wn[1];
+          wh[2] = wn[2];
+        }
+      }
+      {
+        Z ex, all;
+        this->template scan<false>(m, pl, small, kEntryS, Chunk::size_map(r, w), Z::identity(), ex, all);
+        nu = ex(nuh);
+        if (g < S - 1) nuh = all(nuh);
+      }
+      mu = T(1) / nu;
+      const int bg = Chunk::eliminate(r, jg, w, mu);
+      if (bad == 0) bad = bg;
+      if (S > 2 && g < S - 1) {
+        T* kp = kept_at(kept, g, ts, pl.slot);
+KBAND_UNROLL
+        for (int u = 0; u < M; ++u) {
+          kp[u * ts] = r.b[u];
+          kp[(M + u) * ts] = r.c[u];
+          kp[(2 * M + u) * ts] = r.d[u];
+        }
+      }
     }
-    {
-      Z ex, all;
-      this->template scan<false>(m, pl, small, kEntryS, Chunk::size_map(r, w), Z::identity(), ex, all);
-      nu = ex(nuh);
-    }
-    mu = T(1) / nu;
-    const int bad1 = Chunk::eliminate(r, j1, w, mu);
     const bool last = pl.k == this->K - 1;
-    int bad = bad0 != 0 ? bad0 : bad1;  // this chunk's first failed pivot, both halves
-    const T xl = last ? Chunk::finish(nr1, this->n, w, mu, bad) : T(0);
-    // 4. the second half's x, and the first failed pivot of the system
+    const int jl = ((S - 1) * this->K + pl.k) * M, nrl = seg_rows(S - 1, pl.k);
+    const T xl = last ? Chunk::finish(nrl, this->n, w, mu, bad) : T(0);
+    // 4. the last segment's x, and the first failed pivot of the system
     BS ex, all;
     this->template scan<true>(m, pl, big, kEntryDB, Chunk::back_map(r, last, xl, T(0), bad), BS::identity(), ex,
                               all);
     const bool fail = all.bad != 0;
-    if (pl.live && nr1 > 0) {
+    if (pl.live && nrl > 0) {
       if (fail) {
 KBAND_UNROLL
         for (int u = 0; u < M; ++u) r.a[u] = this->nan;
       } else {
         Chunk::substitute(r, last ? xl : ex.g0, last ? T(0) : ex.g1);
       }
-      store_chunk<M>(&x(pl.s, j1), batch_traits<BX>::row_stride(x), nr1 < M ? nr1 : M, r.a);
+      store_chunk<M>(&x(pl.s, jl), batch_traits<BX>::row_stride(x), nrl < M ? nrl : M, r.a);
     }
-    // the first half's x from (x_{h-1}, x_h), the pair before the second
-    // half; its back scan reuses region big, whose results were just read
-    const T xh0 = all.g0, xh1 = all.g1;
+    // each earlier segment's x from the pair (x_{h-1}, x_h) before the one
+    // after it (that one's back scan total); the back scans reuse region
+    // big, whose results were just read
+    T xh0 = all.g0, xh1 = all.g1;
     const int sysbad = all.bad;
+    for (int g = S - 2; g >= 1; --g) {
+      m.team_barrier();
+      const T* kp = kept_at(kept, g, ts, pl.slot);
+KBAND_UNROLL
+      for (int u = 0; u < M; ++u) {
+        r.b[u] = kp[u * ts];
+        r.c[u] = kp[(M + u) * ts];
+        r.d[u] = kp[(2 * M + u) * ts];
+      }
+      BS exg, allg;
+      this->template scan<true>(m, pl, big, kEntryDB, Chunk::back_map(r, last, xh0, xh1, 0), BS::identity(), exg,
+                                allg);
+      const int nrg = seg_rows(g, pl.k);
+      if (pl.live && nrg > 0) {
+        if (fail) {
+KBAND_UNROLL
+          for (int u = 0; u < M; ++u) r.a[u] = this->nan;
+        } else {
+          Chunk::substitute(r, last ? xh0 : exg.g0, last ? xh1 : exg.g1);
+        }
+        store_chunk<M>(&x(pl.s, (g * this->K + pl.k) * M), batch_traits<BX>::row_stride(x), nrg < M ? nrg : M, r.a);
+      }
+      xh0 = allg.g0;
+      xh1 = allg.g1;
+    }
     m.team_barrier();
 KBAND_UNROLL
     for (int u = 0; u < M; ++u) {

@@ -18,10 +18,15 @@
 
 // Full unrolling of the fixed-length row loops keeps a thread's rows in
 // registers (device compilers); host compilers need no hint.
+// KBAND_UNROLL_COUNT(n): unroll n times (an integral constant expression,
+// which may depend on template parameters; 1: not at all).
+#define KBAND_PRAGMA(x) _Pragma(#x)
 #if defined(__CUDACC__) || defined(__HIPCC__)
 #define KBAND_UNROLL _Pragma("unroll")
+#define KBAND_UNROLL_COUNT(n) KBAND_PRAGMA(unroll n)
 #else
 #define KBAND_UNROLL
+#define KBAND_UNROLL_COUNT(n)
 #endif
 
 namespace kband {
