@@ -347,21 +347,27 @@ void thomas_per_system(const char* fn, const Exec& exec, const BA& a, const BB& 
       F f(typename F::Base{nsys, n, 1, 1, false, nan}, a, b, c, d, x, info);
       if (use_registers<Exec, tx::layout>(fn, opt, exec, nsys, n, M, F::scratch_per_thread(), f)) return;
     } else if constexpr (tx::layout != Layout::Contiguous) {
+      // M = 16 rows a thread for interleaved n <= 256 (teams of 128 threads,
+      // two an SM: F2's kTeamShortInterleaved); beyond, M = 16 in double and
+      // 32 in float (register_rows_segments)
       constexpr int M2 = kRegisterRowsTwoSegments;
+      constexpr int ML = register_rows_segments<T>();
       using F2 = ThomasPerSystemRegisters<Exec, BA, BB, BC, BD, BX, Info, M2, 2>;
-      const int two = (il ? F2::kAutoChunksInterleaved : F2::kAutoChunks) * M2;
+      using FL = ThomasPerSystemRegisters<Exec, BA, BB, BC, BD, BX, Info, ML, 2>;
+      const int two = (il ? FL::kAutoChunksInterleaved : FL::kAutoChunks) * ML;
       // LaunchBounds<256, 1>: H100, 2 % faster than without
-      if (!il || n <= two) {
+      if (il && n <= F2::kShortInterleaved) {
         F2 f(typename F2::Base{nsys, n, 1, 1, false, nan}, a, b, c, d, x, info);
-        // interleaved n <= 256: teams of 128 threads, two an SM (F2's
-        // kTeamShortInterleaved)
         SolveOptions o2 = opt;
-        if (il && o2.team_size <= 0 && n <= F2::kShortInterleaved) o2.team_size = F2::kTeamShortInterleaved;
+        if (o2.team_size <= 0) o2.team_size = F2::kTeamShortInterleaved;
         if (use_registers<Exec, tx::layout, 1>(fn, o2, exec, nsys, n, M2, F2::scratch_per_thread(), f, 2)) return;
+      } else if (!il || n <= two) {
+        FL f(typename FL::Base{nsys, n, 1, 1, false, nan}, a, b, c, d, x, info);
+        if (use_registers<Exec, tx::layout, 1>(fn, opt, exec, nsys, n, ML, FL::scratch_per_thread(), f, 2)) return;
       } else if constexpr (il) {
-        using F4 = ThomasPerSystemRegisters<Exec, BA, BB, BC, BD, BX, Info, M2, 4>;
+        using F4 = ThomasPerSystemRegisters<Exec, BA, BB, BC, BD, BX, Info, ML, 4>;
         F4 f(typename F4::Base{nsys, n, 1, 1, false, nan}, a, b, c, d, x, info);
-        if (use_registers<Exec, tx::layout, 1>(fn, opt, exec, nsys, n, M2, F4::scratch_per_thread(), f, 4)) return;
+        if (use_registers<Exec, tx::layout, 1>(fn, opt, exec, nsys, n, ML, F4::scratch_per_thread(), f, 4)) return;
       }
     }
   }

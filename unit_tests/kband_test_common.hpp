@@ -632,11 +632,11 @@ struct Problem {
 
   /// Launches the Registers kernel of per-system Thomas in S segments
   /// directly (kband::thomas takes it for long interleaved and grouped
-  /// systems only, which host backends do not serve): systems of one chunk
-  /// a segment (n <= 16 S) run on every backend.
-  template <int S>
+  /// systems only, which host backends do not serve), M rows a thread
+  /// (kband's: 16 in double, 32 in float): systems of one chunk a segment
+  /// (n <= M S) run on every backend.
+  template <int S, int M = kband::impl::register_rows_segments<T>()>
   void call_segments(const B& x_out) const {
-    constexpr int M = kband::impl::kRegisterRowsTwoSegments;
     using F = kband::impl::ThomasPerSystemRegisters<Exec, B, B, B, B, B, InfoView, M, S>;
     const int n = cs.n, nsys = cs.nsys;
     F f(typename F::Base{nsys, n, 1, 1, false, nan_value<T>()}, a, b, c, d, x_out, info);

@@ -88,7 +88,8 @@ TYPED_TEST(ThomasAccuracy, RegistersChunkBoundaries) {
         }
     }
   // per-system coefficients beyond one segment's reach (interleaved n > 128,
-  // grouped n > 512: two segments of 16 rows a thread, in teams of 128
+  // grouped n > 512: two segments of 16 rows a thread in double, 32 in
+  // float (16 for interleaved n <= 256), in teams of 128
   // threads for interleaved n <= 256; interleaved n > 1024: four segments;
   // served on GPUs only): an empty last chunk (257), whole and partial
   // segments, P = 4 (1025), four segments' middle ones in level-1 scratch
@@ -112,21 +113,22 @@ TYPED_TEST(ThomasAccuracy, RegistersChunkBoundaries) {
 }
 
 // The Registers kernel of per-system Thomas in two and four segments,
-// launched directly with systems of one chunk a segment (n <= 32 and 64),
-// which every backend serves (host teams have one thread): each segment's
-// last c' and y carried into the next, the middle segments' c' and y kept in
-// level-1 scratch (four), and each segment's first x carried back, with
-// segments that are full, partial (17, 31, 33, 47, 49) or empty; in place
-// too.
+// launched directly with systems of one chunk a segment (n <= M S: M = 16
+// rows a thread in double, 32 in float), which every backend serves (host
+// teams have one thread): each segment's last c' and y carried into the
+// next, the middle segments' c' and y kept in level-1 scratch (four), and
+// each segment's first x carried back, with segments that are full, partial
+// (17, 31, 33, 47, 49, 65, 97, 127) or empty; in place too.
 TYPED_TEST(ThomasAccuracy, RegistersSegmentsJoin) {
   using T = typename TypeParam::value_type;
   using L = typename TypeParam::layout;
   using B = typename Problem<T, L>::B;
+  constexpr int M = kband::impl::register_rows_segments<T>();
   const long before = stats().solves;
   long expected = 0;
   for (int segments : {2, 4})
-    for (int n : {1, 2, 3, 15, 16, 17, 31, 32, 33, 47, 48, 49, 63, 64}) {
-      if (n > 16 * segments) continue;
+    for (int n : {1, 2, 3, 15, 16, 17, 31, 32, 33, 47, 48, 49, 63, 64, 65, 97, 127, 128}) {
+      if (n > M * segments) continue;
       for (int nsys : {1, 3, L::sz + 1})
         for (Family fam : {Family::Dominant, Family::General})
           for (bool inplace : {false, true}) {

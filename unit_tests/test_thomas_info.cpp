@@ -59,12 +59,13 @@ constexpr int kDefectKinds = 5;
 
 template <class T, class L>
 void per_system_defects(Solver solver) {
-  // n = 32: the two-segment Registers kernel, launched directly (one chunk
-  // a segment, so every backend serves it; a defect in each half); n <= 64:
-  // the four-segment one (n = 33: defects in the middle segments, whose c'
-  // and y wait in level-1 scratch); n = 600:
-  // on GPUs kband::thomas takes that kernel itself (interleaved, grouped)
-  for (int n : {5, 32, 33, 600}) {
+  // n = 32 (double) and 64 (float): the two-segment Registers kernel,
+  // launched directly (one chunk a segment, so every backend serves it; a
+  // defect in each half); n <= 64 (double) and 128 (float): the
+  // four-segment one (n = 33 in double, 64 in float: defects in the middle
+  // segments, whose c' and y wait in level-1 scratch); n = 600: on GPUs
+  // kband::thomas takes that kernel itself (interleaved, grouped)
+  for (int n : {5, 32, 33, 64, 600}) {
     const int nsys = 3 * L::sz - 1;  // >= 11
     Case<T> cs = get_case<T>(solver, Family::Dominant, n, nsys);  // a copy: edited below
     const int systems[kDefectKinds] = {0, 2, nsys / 2, nsys - 1, 1};
@@ -105,12 +106,12 @@ void per_system_defects(Solver solver) {
       opt.variant = v;
       check(what, [&] { return p.call_if_served(p.x, opt, what); });
     }
-    if (solver == Solver::Thomas && n <= 2 * kband::impl::kRegisterRowsTwoSegments)
+    if (solver == Solver::Thomas && n <= 2 * kband::impl::register_rows_segments<T>())
       check(p.describe(kband::Variant::Registers, false) + " (two segments)", [&] {
         p.template call_segments<2>(p.x);
         return true;
       });
-    if (solver == Solver::Thomas && n <= 4 * kband::impl::kRegisterRowsTwoSegments)
+    if (solver == Solver::Thomas && n <= 4 * kband::impl::register_rows_segments<T>())
       check(p.describe(kband::Variant::Registers, false) + " (four segments)", [&] {
         p.template call_segments<4>(p.x);
         return true;

@@ -458,8 +458,10 @@ struct ThomasPerSystemRegisters : RegisterBase<Exec, batch_value_t<BX>, M> {
   // Interleaved n = 129..256: two segments in teams of 128 threads, two
   // teams an SM (0.0153 against one segment's 0.0160 at n = 256; n = 128:
   // 0.0149 against 0.0140).
-  static constexpr int kAutoChunks = 64 * S;
-  static constexpr int kAutoChunksInterleaved = S == 1 ? 16 : 32 * S;
+  // In segments, the limits in rows are those of M = 16 for every M (float
+  // takes M = 32, register_rows_segments).
+  static constexpr int kAutoChunks = S == 1 ? 64 : 64 * S * 16 / M;
+  static constexpr int kAutoChunksInterleaved = S == 1 ? 16 : 32 * S * 16 / M;
   static constexpr int kShortInterleaved = 256;     // two segments: n up to this ...
   static constexpr int kTeamShortInterleaved = 128;  // ... in teams of 128 threads
   static constexpr size_t kEntry = scan_entry<T, MoebiusSum<T>>() > scan_entry<T, Sum>() ? scan_entry<T, MoebiusSum<T>>()
@@ -663,6 +665,16 @@ KBAND_UNROLL
 constexpr int kRegisterRowsShared = 16;
 constexpr int kRegisterRowsPerSystem = 8;
 constexpr int kRegisterRowsTwoSegments = 16;
+/// Rows a thread of per-system Thomas in segments past interleaved n = 256
+/// and grouped n = 512: 16 in double, 32 in float, the same bytes of
+/// registers, so that a team holds as many systems (H100, float, ns a point
+/// with M = 32 against 16: interleaved n = 512 0.0091 / 0.0117, 1024 0.0096
+/// / 0.0150, 2048 (four segments) 0.0118 / 0.0160; grouped n = 1024 0.0092
+/// / 0.0146, 2048 0.0102 / 0.0170).
+template <class T>
+constexpr int register_rows_segments() {
+  return sizeof(T) >= 8 ? kRegisterRowsTwoSegments : 2 * kRegisterRowsTwoSegments;
+}
 /// Rows a thread for interleaved per-system systems of n <= kShortInterleavedRows (Auto, GPUs).
 constexpr int kRegisterRowsShortInterleaved = 4;
 constexpr int kShortInterleavedRows = 32;
