@@ -33,8 +33,9 @@ namespace kband {
 /// and size: on GPUs (kband::thomas, kband::penta) Registers for
 /// interleaved and grouped batches (tridiagonal, per-system coefficients:
 /// n <= 2048, one segment of M = 8 rows a thread up to n = 128 interleaved
-/// (M = 4 for n <= 32) and 512 grouped, two segments of M = 16 beyond, up to n = 1024
-/// interleaved, four segments up to 2048 interleaved; shared
+/// (M = 4 for n <= 32) and 512 grouped, two segments of M = 16 beyond (M =
+/// 32 in float past interleaved n = 256), up to n = 1024 interleaved, four
+/// segments up to 2048 interleaved; shared
 /// factor: n <= 512, 32 chunks of M = 16; penta: n <= 128, 16 M with
 /// per-system coefficients and 8 M with a shared factor) and for contiguous
 /// per-system tridiagonal batches, else
@@ -48,7 +49,8 @@ namespace kband {
 ///    (non-periodic per-system coefficients, and shared factors) only; it
 ///    needs teams of ceil(n / M) threads (M = 8 rows per thread with
 ///    per-system coefficients, 16 with a shared factor; ceil(n / 32) in two
-///    segments, ceil(n / 64) in four), so host backends serve it for n <= M
+///    segments, ceil(n / 64) in four, half as many in float past interleaved
+///    n = 256 and grouped n = 512), so host backends serve it for n <= M
 ///    only.
 ///  * Recompute: shared factors only (kband::thomas with a TridiagonalFactor,
 ///    kband::penta with a PentadiagonalFactor).
@@ -296,9 +298,9 @@ bool use_registers(const char* fn, const SolveOptions& opt, const Exec& exec, in
   const Variant v = opt.variant;
   // Auto (GPUs): grouped batches up to F::kAutoChunks chunks of M rows per
   // system, interleaved ones up to F::kAutoChunksInterleaved (per-system
-  // Thomas: 64 and 16 of 8 rows, in two segments 128 and 64 of 16, in four
-  // 256 and 128; shared factors: 32; beyond that the other variants are as
-  // fast or faster);
+  // Thomas: 64 and 16 of 8 rows, in two segments 128 and 64 of 16 (64 and
+  // 32 of 32 in float), in four 256 and 128 (128 and 64); shared factors:
+  // 32; beyond that the other variants are as fast or faster);
   // contiguous batches of per-system systems at any n the teams allow (H200:
   // 3.5-5.9x the copy time against 8-10.5x for Scratch)
   const int chunks = L == Layout::Interleaved ? F::kAutoChunksInterleaved : F::kAutoChunks;
@@ -325,8 +327,9 @@ void thomas_per_system(const char* fn, const Exec& exec, const BA& a, const BB& 
   const int nsys = tx::nsys(x), n = tx::n(x);
   if (!Periodic && (opt.variant == Variant::Registers || opt.variant == Variant::Auto)) {
     // one segment of M = 8 rows a thread up to its Auto limit; beyond, on
-    // interleaved and grouped batches, two segments of M = 16, and four on
-    // interleaved batches past the two segments' Auto limit
+    // interleaved and grouped batches, two segments of M = 16 (32 in float
+    // past interleaved n = 256), and four on interleaved batches past the
+    // two segments' Auto limit
     constexpr int M = kRegisterRowsPerSystem;
     using F = ThomasPerSystemRegisters<Exec, BA, BB, BC, BD, BX, Info, M>;
     const T nan = std::numeric_limits<T>::quiet_NaN();
