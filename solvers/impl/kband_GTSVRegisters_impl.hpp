@@ -441,7 +441,8 @@ struct GTSVPerSystemRegisters : RegisterBase<Exec, batch_value_t<BX>, M> {
   // timed (double 2048: 1.35 interleaved, 1.50 grouped).
   static constexpr bool kDouble = sizeof(T) >= 8;
   static constexpr int kAutoChunks = S == 1 ? 32 : S == 2 ? (kDouble ? 128 : 64) : 0;
-  static constexpr int kAutoChunksInterleaved = S == 1 ? 32 : S == 2 ? (kDouble ? 64 : 32) : S == 4 ? (kDouble ? 128 : 64) : 0;
+  static constexpr int kAutoChunksInterleaved =
+      S == 1 ? 32 : S == 2 ? (kDouble ? 64 : 32) : S == 4 ? (kDouble ? 128 : 64) : 0;
 
   static constexpr size_t kEntryDB = scan_entry<T, GTSVDirSum<T>>() > scan_entry<T, GTSVBackSum<T>>()
                                          ? scan_entry<T, GTSVDirSum<T>>()
@@ -528,9 +529,9 @@ KBAND_UNROLL
     // 1-3 over the others, each from the carried row nu_h w_h the one
     // before leaves; the middle ones' rows of U to level-1 scratch, the
     // last one's stay in r
-    // unrolled for two segments only (ptxas, double, M = 16: 160 / 304
+    // unrolled for two segments only (ptxas, double, M = 16: 164 / 308
     // bytes of spill stores / loads unrolled and 532 / 812 rolled; four
-    // segments 612 / 968 unrolled, 252 / 452 rolled)
+    // segments 612 / 968 unrolled, 252-256 / 444-452 rolled)
 KBAND_UNROLL_COUNT((S <= 2 ? 8 : 1))
     for (int g = 1; g < S; ++g) {
       const int jg = (g * this->K + pl.k) * M;
