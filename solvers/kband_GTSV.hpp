@@ -20,25 +20,26 @@
 //    A contiguous batch's blocks are loaded by a team together, through
 //    team scratch, so that the loads coalesce on GPUs.
 //  * Registers: a team of threads per system, M = 8 rows each in registers
-//    (5 transfers); the chunks join by three scans in team scratch
-//    (impl/kband_GTSVRegisters_impl.hpp: the interchanges change the
-//    carried row's scale only). Pivots and rows of U are dgtsv's up to
-//    rounding where chunks join. Teams of ceil(n/8) threads at least: on
-//    host backends (teams of one thread) n <= 8 only. Its rescaled
-//    products stay in range for rows whose largest coefficient lies within
-//    about 2^-250 .. 2^250 (double) or 2^-60 .. 2^60 (float); the other
-//    variants have no such limit. Interleaved and grouped batches past
-//    n = 256 take two segments of M = 16 rows a thread (teams of
+//    (16 in float: the same registers; 5 transfers); the chunks join by
+//    three scans in team scratch (impl/kband_GTSVRegisters_impl.hpp: the
+//    interchanges change the carried row's scale only). Pivots and rows of
+//    U are dgtsv's up to rounding where chunks join. Teams of ceil(n/M)
+//    threads at least: on host backends (teams of one thread) n <= M
+//    only. Its rescaled products stay in range for rows whose largest
+//    coefficient lies within about 2^-250 .. 2^250 (double) or 2^-60 ..
+//    2^60 (float); the other variants have no such limit. Interleaved and
+//    grouped batches past 32 chunks (n = 256 in double, 512 in float) take
+//    two segments of M = 16 rows a thread (teams of
 //    ceil(n/32) threads a system), the first segment's rows kept in
 //    registers while the second is eliminated; interleaved batches past
 //    Auto's limit for two segments take four (ceil(n/64) threads a
 //    system), the middle segments' rows of U in level-1 team scratch.
 //  Auto: on GPUs Registers for contiguous batches as far as its teams fit
 //  (ceil(n/8) threads of 144 bytes of scan scratch in double: n <= 2272 on
-//  the H100) and for interleaved and grouped ones up to n = 256, then in
-//  segments: double up to n = 2048 (interleaved: two to 1024, four
-//  beyond), float interleaved up to 1024 (two to 512, four beyond) and
-//  grouped up to 1024 (two); otherwise
+//  the H100; ceil(n/16) in float) and for interleaved and grouped ones up
+//  to n = 256 in double and 512 in float (one segment), then in segments:
+//  double up to n = 2048 (interleaved: two to 1024, four beyond), float
+//  interleaved up to 1024 (four) and grouped up to 1024 (two); otherwise
 //  Recompute, except on GPUs Scratch for contiguous batches above n = 1024
 //  and for other batches up to n = 32, and on host backends Global for
 //  contiguous batches.
@@ -91,11 +92,11 @@ void gtsv(const Exec& exec, const BA& a, const BB& b, const BC& c, const BD& d, 
   constexpr bool device = impl::is_device_exec<Exec>::value;
   // Registers: asked for, or Auto on GPUs for contiguous batches and for
   // interleaved and grouped ones up to n = 256 (one segment of M = 8 rows a
-  // thread) and beyond, to the segments' Auto limits (two or four segments
-  // of M = 16), when the team fits
+  // thread; float: 512, M = 16) and beyond, to the segments' Auto limits
+  // (two or four segments of M = 16), when the team fits
+  constexpr int M1 = impl::gtsv_register_rows<T>();
   if ((opt.variant == Variant::Registers || opt.variant == Variant::Auto) && tx::layout != Layout::Contiguous &&
-      n > impl::GTSVPerSystemRegisters<Exec, BA, BB, BC, BD, BX, Info, impl::kRegisterRowsPerSystem>::kAutoChunks *
-              impl::kRegisterRowsPerSystem) {
+      n > impl::GTSVPerSystemRegisters<Exec, BA, BB, BC, BD, BX, Info, M1>::kAutoChunks * M1) {
     constexpr int M2 = impl::kRegisterRowsTwoSegments;
     using F2 = impl::GTSVPerSystemRegisters<Exec, BA, BB, BC, BD, BX, Info, M2, 2>;
     using F4 = impl::GTSVPerSystemRegisters<Exec, BA, BB, BC, BD, BX, Info, M2, 4>;
@@ -120,7 +121,7 @@ void gtsv(const Exec& exec, const BA& a, const BB& b, const BC& c, const BD& d, 
       if (impl::use_registers<Exec, tx::layout, 1>(fn, o2, exec, nsys, n, M2, F2::scratch_per_thread(), f, 2)) return;
     }
   } else if (opt.variant == Variant::Registers || opt.variant == Variant::Auto) {
-    constexpr int M = impl::kRegisterRowsPerSystem;
+    constexpr int M = M1;
     using F = impl::GTSVPerSystemRegisters<Exec, BA, BB, BC, BD, BX, Info, M>;
     F f(typename F::Base{nsys, n, 1, 1, false, std::numeric_limits<T>::quiet_NaN()}, a, b, c, d, x, info);
     // contiguous batches: teams of the kernel's 8 systems within 64-128
@@ -128,10 +129,8 @@ void gtsv(const Exec& exec, const BA& a, const BB& b, const BC& c, const BD& d, 
     // 0.0177 / 0.0191 / 0.0196 with teams of 128 threads, 0.0204 / 0.0218 /
     // 0.0230 with 256)
     SolveOptions ro = opt;
-    if (tx::layout == Layout::Contiguous && opt.team_size <= 0) {
-      const int t = F::kSystemsPerTeam * ((n + M - 1) / M);
-      ro.team_size = t < 64 ? 64 : (t > 128 ? 128 : t);
-    }
+    if (tx::layout == Layout::Contiguous && opt.team_size <= 0)
+      ro.team_size = impl::contiguous_team(F::kSystemsPerTeam * ((n + M - 1) / M));
     if (impl::use_registers<Exec, tx::layout, KBAND_GTSV_REGISTERS_MIN_BLOCKS>(fn, ro, exec, nsys, n, M,
                                                                                F::scratch_per_thread(), f))
       return;

@@ -1,7 +1,7 @@
 // kband::gtsv (tridiagonal LU with partial pivoting) on general systems.
 //
 // Two families, every layout, float and double, Variant::Global / Scratch /
-// Recompute / Registers (GPUs; host backends: n <= 8) / Auto:
+// Recompute / Registers (GPUs; host backends: n <= 8, 16 in float) / Auto:
 //  * random : a, c uniform in [-1, 1], b = 0.1 U(-1, 1) (no diagonal
 //    dominance at all, most steps pivot), and every third system (n >= 2)
 //    with b(s,0) = 0, where unpivoted elimination (kband::thomas) fails with
@@ -245,7 +245,7 @@ void gtsv_and_check(const GCase<T>& g, GDevice<T, L>& dev, kband::Variant v, boo
   // Scratch may be refused for large n; Registers on host backends (teams of
   // one thread) beyond one chunk of rows, never on GPUs
   const bool host_registers = v == kband::Variant::Registers && !kband::impl::is_device_exec<Exec>::value &&
-                              g.n > kband::impl::kRegisterRowsPerSystem;
+                              g.n > kband::impl::gtsv_register_rows<T>();
   const char* refusal = v == kband::Variant::Scratch ? "Variant::Scratch"
                         : host_registers             ? "Variant::Registers"
                                                      : nullptr;
@@ -351,8 +351,8 @@ TYPED_TEST(GTSVAccuracy, SingularSystems) {
   }
 }
 
-// The Registers variant where its chunks of M = 8 rows join: n on both sides
-// of multiples of 8 and of Auto's limits, random and singular systems (the
+// The Registers variant where its chunks of M = 8 rows (16 in float) join:
+// n on both sides of multiples of 8 and 16 and of Auto's limits, random and singular systems (the
 // zero column at n/2: the first or last row of a chunk), Registers and Auto.
 TYPED_TEST(GTSVAccuracy, RegistersChunkBoundaries) {
   using T = typename TypeParam::value_type;
@@ -599,11 +599,13 @@ void gtsv_chunks_on_host() {
 }
 
 // The joins of the Registers kernel, which host backends (teams of one
-// thread) never run: chunks of 1, 3 and 8 rows.
+// thread) never run: chunks of 1, 3, 8 and 16 rows (double's and float's
+// one-segment kernels).
 TEST(GTSVRegistersJoin, ChunksOnTheHost) {
   gtsv_chunks_on_host<1>();
   gtsv_chunks_on_host<3>();
-  gtsv_chunks_on_host<kband::impl::kRegisterRowsPerSystem>();
+  gtsv_chunks_on_host<kband::impl::gtsv_register_rows<double>()>();
+  gtsv_chunks_on_host<kband::impl::gtsv_register_rows<float>()>();
 }
 
 /// The rescales of the Registers kernels: inverse_pow2_max(v) is a power of

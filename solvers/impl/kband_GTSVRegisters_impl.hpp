@@ -377,6 +377,17 @@ KBAND_UNROLL
   }
 };
 
+/// Rows a thread of the one-segment Registers kernel: 8 in double, 16 in
+/// float (the same registers; float teams then hold twice the systems:
+/// H100, float, teams of 256 threads, interleaved n = 128 / 256 / 512:
+/// 0.0090 / 0.0101 / 0.0127 ns a point against 0.0111 / 0.0131 / 0.0248
+/// with 8 rows; grouped 0.0084 / 0.0092 / 0.0108 against 0.0108 / 0.0122 /
+/// 0.0150).
+template <class T>
+constexpr int gtsv_register_rows() {
+  return sizeof(T) >= 8 ? kRegisterRowsPerSystem : 2 * kRegisterRowsPerSystem;
+}
+
 // ---------------------------------------------------------------------------
 // Per-system a, b, c, d -> x with partial pivoting (a(s,0), c(s,n-1) are not
 // read). Three scans: the carried row's direction, its size, x.
@@ -413,13 +424,13 @@ struct GTSVPerSystemRegisters : RegisterBase<Exec, batch_value_t<BX>, M> {
   GTSVPerSystemRegisters(const Base& base, BA a_, BB b_, BC c_, BD d_, BX x_, Info info_)
       : Base(base), a(a_), b(b_), c(c_), d(d_), x(x_), info(info_) {}
 
-  // the launch geometry of thomas' per-system kernel. Auto: contiguous
-  // batches at any n the teams allow, interleaved and grouped ones up to
-  // n = 512 in double and 256 in float, which rescales every row (H100, time
-  // over thomas' Auto time, Registers against Recompute: double, grouped
-  // n = 512 1.14 / 1.46, interleaved 0.99 / 1.04; n = 1024: 1.14 / 1.05 and
-  // 1.89 / 1.03; float, n = 256: grouped 1.43 / 1.65, interleaved 1.19 /
-  // 1.12; n = 512: 1.70 / 1.51 and 1.91 / 1.10)
+  // the launch geometry of thomas' per-system kernel. Auto (one segment):
+  // contiguous batches at any n the teams allow, interleaved and grouped
+  // ones up to 32 chunks (n = 256 in double's 8 rows a thread, 512 in
+  // float's 16: gtsv_register_rows; H100, float, time over thomas' Auto
+  // time, n = 256 / 512: interleaved 1.18 / 1.38, grouped 1.10 / 1.16,
+  // against 1.73 / 1.55 and 1.43 / 1.60 with 8 rows one segment to 256 and
+  // two segments of 16 beyond)
   using Thomas = ThomasPerSystemRegisters<Exec, BA, BB, BC, BD, BX, Info, M>;
   static constexpr int kSystemsPerTeam = Thomas::kSystemsPerTeam;
   static constexpr int kMinTeamStrided = Thomas::kMinTeamStrided;
@@ -431,9 +442,10 @@ struct GTSVPerSystemRegisters : RegisterBase<Exec, batch_value_t<BX>, M> {
   // 1.38 against one segment's 1.62 / 2.84 and Auto's 1.63 / 1.72 / 1.41;
   // grouped 1.01 / 1.27 / 1.36 against 1.16 / 1.67 and Auto's 1.11 / 1.73 /
   // 1.55; n = 256: one segment of M = 8, 1.15 / 1.13, against 1.31 / 1.12),
-  // interleaved only to 1024, where four take over; float interleaved up to
-  // 512 (1.21 against Recompute's 1.42; four segments 1.34), grouped up to
-  // 1024 (n = 512 / 1024: 1.61 / 1.08 against 1.76 / 1.15). Four:
+  // interleaved only to 1024, where four take over; float grouped 513 ..
+  // 1024 (n = 512 / 1024: 1.61 / 1.08 against Recompute's 1.76 / 1.15;
+  // float's one segment serves n <= 512 first, interleaved ones too, where
+  // two segments gave 1.21 against Recompute's 1.42). Four:
   // interleaved, double n = 1025..2048 (2048: 1.30 against 1.39; 1024: 1.48
   // against 1.29), float 513..1024 (1024: 1.10 against two's 1.13 and
   // Recompute's 1.29; 2048: 1.16 against Recompute's 1.02); grouped batches

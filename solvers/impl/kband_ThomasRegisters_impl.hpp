@@ -675,6 +675,11 @@ template <class T>
 constexpr int register_rows_segments() {
   return sizeof(T) >= 8 ? kRegisterRowsTwoSegments : 2 * kRegisterRowsTwoSegments;
 }
+/// Contiguous per-system batches on GPUs: 8 rows a thread in double up to this n, 16 beyond.
+constexpr int kContiguousRows8 = 2048;
+/// Team size for contiguous Registers solves on GPUs: t (P systems of K
+/// chunks) within 64 .. 128 threads.
+inline int contiguous_team(int t) { return t < 64 ? 64 : (t > 128 ? 128 : t); }
 /// Rows a thread for interleaved per-system systems of n <= kShortInterleavedRows (Auto, GPUs).
 constexpr int kRegisterRowsShortInterleaved = 4;
 constexpr int kShortInterleavedRows = 32;
