@@ -38,7 +38,9 @@ namespace kband {
 /// segments up to 2048 interleaved; shared
 /// factor: n <= 512, 32 chunks of M = 16; penta: n <= 128, 16 M with
 /// per-system coefficients and 8 M with a shared factor) and for contiguous
-/// per-system tridiagonal batches, else
+/// per-system tridiagonal batches (teams of 64-128 threads where the
+/// systems allow; M = 8 in double up to n = 2048, M = 16 beyond and in
+/// float), else
 /// Recompute (shared factors, interleaved and grouped batches of enough
 /// systems), Scratch or Global; on hosts Global.
 ///  * Global: in the output and a workspace (any size, any backend);
@@ -48,10 +50,11 @@ namespace kband {
 ///    inputs once and writes x once. kband::thomas and kband::penta
 ///    (non-periodic per-system coefficients, and shared factors) only; it
 ///    needs teams of ceil(n / M) threads (M = 8 rows per thread with
-///    per-system coefficients, 16 with a shared factor; ceil(n / 32) in two
-///    segments, ceil(n / 64) in four, half as many in float past interleaved
-///    n = 256 and grouped n = 512), so host backends serve it for n <= M
-///    only.
+///    per-system coefficients, 16 on GPUs for contiguous float batches and
+///    contiguous double ones past n = 2048, 16 with a shared factor;
+///    ceil(n / 32) in two segments, ceil(n / 64) in four, half as many in
+///    float past interleaved n = 256 and grouped n = 512), so host backends
+///    serve it for n <= M only.
 ///  * Recompute: shared factors only (kband::thomas with a TridiagonalFactor,
 ///    kband::penta with a PentadiagonalFactor).
 ///    No intermediate row is stored: the forward pass runs twice, the first
@@ -347,8 +350,32 @@ void thomas_per_system(const char* fn, const Exec& exec, const BA& a, const BB& 
           if (use_registers<Exec, tx::layout>(fn, opt, exec, nsys, n, M4, F4::scratch_per_thread(), f)) return;
         }
       }
-      F f(typename F::Base{nsys, n, 1, 1, false, nan}, a, b, c, d, x, info);
-      if (use_registers<Exec, tx::layout>(fn, opt, exec, nsys, n, M, F::scratch_per_thread(), f)) return;
+      if constexpr (tx::layout == Layout::Contiguous && is_device_exec<Exec>::value) {
+        // contiguous batches on GPUs: teams of 64-128 threads (more teams an
+        // SM), M = 8 rows a thread in double up to n = 2048, 16 beyond
+        // (teams of 512 threads of 8 rows do not fit) and in float (the
+        // same registers as double's 8). H100, ns a point, against teams of
+        // kSystemsPerTeam systems of 8 rows: double n = 256 / 512 / 1024
+        // 0.0143 / 0.0151 / 0.0155 against 0.0175 / 0.0179 / 0.0189, n =
+        // 4096 0.0288 against Scratch's 0.0485; float n = 256 / 1024 / 4096
+        // / 8192 0.0068 / 0.0071 / 0.0093 / 0.0110 against 0.0078 / 0.0089 /
+        // 0.0100 / 0.0391 (Scratch)
+        using F16 = ThomasPerSystemRegisters<Exec, BA, BB, BC, BD, BX, Info, kRegisterRowsTwoSegments>;
+        const bool wide = sizeof(T) < 8 || n > kContiguousRows8;
+        const int mc = wide ? kRegisterRowsTwoSegments : M;
+        SolveOptions oc = opt;
+        if (oc.team_size <= 0) oc.team_size = contiguous_team(F::kSystemsPerTeam * ((n + mc - 1) / mc));
+        if (wide) {
+          F16 f(typename F16::Base{nsys, n, 1, 1, false, nan}, a, b, c, d, x, info);
+          if (use_registers<Exec, tx::layout>(fn, oc, exec, nsys, n, mc, F16::scratch_per_thread(), f)) return;
+        } else {
+          F f(typename F::Base{nsys, n, 1, 1, false, nan}, a, b, c, d, x, info);
+          if (use_registers<Exec, tx::layout>(fn, oc, exec, nsys, n, M, F::scratch_per_thread(), f)) return;
+        }
+      } else {
+        F f(typename F::Base{nsys, n, 1, 1, false, nan}, a, b, c, d, x, info);
+        if (use_registers<Exec, tx::layout>(fn, opt, exec, nsys, n, M, F::scratch_per_thread(), f)) return;
+      }
     } else if constexpr (tx::layout != Layout::Contiguous) {
       // M = 16 rows a thread for interleaved n <= 256 (teams of 128 threads,
       // two an SM: F2's kTeamShortInterleaved); beyond, M = 16 in double and
