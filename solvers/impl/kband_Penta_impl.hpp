@@ -436,12 +436,17 @@ struct PentaFactorKernel {
       put(f.tf, 0, k, g);
       put(f.tb, 0, k, h);
     }
+    // each round in ranges of k, without a select per k: g++ 12 at -O3
+    // with AVX-512 vectorised the loop that chose between the product and
+    // the copy into wrong tb products (OpenMP teams of 5 threads, n = 79:
+    // solutions off by 2e-12; perf_tests/RESULTS.md, 2026-11-27)
     for (int r = 1; r < f.tr; ++r) {
       const int off = 1 << (r - 1);
-      for (int k = 0; k < K; ++k) {
-        put(f.tf, r, k, k >= off ? get(f.tf, r - 1, k) * get(f.tf, r - 1, k - off) : get(f.tf, r - 1, k));
-        put(f.tb, r, k, k + off < K ? get(f.tb, r - 1, k) * get(f.tb, r - 1, k + off) : get(f.tb, r - 1, k));
-      }
+      const int kf = off < K ? off : K, kb = K - kf;  // products for k >= kf (tf) and k < kb (tb)
+      for (int k = 0; k < kf; ++k) put(f.tf, r, k, get(f.tf, r - 1, k));
+      for (int k = kf; k < K; ++k) put(f.tf, r, k, get(f.tf, r - 1, k) * get(f.tf, r - 1, k - off));
+      for (int k = 0; k < kb; ++k) put(f.tb, r, k, get(f.tb, r - 1, k) * get(f.tb, r - 1, k + off));
+      for (int k = kb; k < K; ++k) put(f.tb, r, k, get(f.tb, r - 1, k));
     }
   }
 };
