@@ -276,8 +276,9 @@ TEST(HybridGeometry, GpuShapes) {
 
 // solve_tridiagonal: the hybrid when a GPU has too few interleaved or grouped
 // systems and they are longer than 8192 rows; never on a CPU; forcing it
-// works everywhere. A GPU solves contiguous batches up to n = 8192 (and
-// longer ones when few) and interleaved ones up to n = 256 with PCR.
+// works everywhere. A GPU solves few systems up to n = 8192 (contiguous ones
+// at any n) and contiguous double systems of 1025..8192 rows with PCR, the
+// rest with Thomas.
 TEST(SolveTridiagonalHybrid, ChoiceAndForcing) {
   Exec exec;
   using A = kband::TridiagonalAlgorithm;
@@ -289,13 +290,16 @@ TEST(SolveTridiagonalHybrid, ChoiceAndForcing) {
     const A few_long = layout == kband::Layout::Contiguous ? A::PCR : A::Hybrid;
     EXPECT_EQ(long_few, device_backend() ? few_long : A::Thomas) << kband::layout_name(layout);
     EXPECT_EQ(one, device_backend() ? few_long : A::Thomas) << kband::layout_name(layout);
-    const bool pcr = device_backend() && layout != kband::Layout::Grouped;
-    EXPECT_EQ(kband::choose_tridiagonal(exec, layout, 1 << 22, 64, sizeof(double)), pcr ? A::PCR : A::Thomas)
-        << "a grouped batch that fills the machine stays with Thomas; on GPUs contiguous and short "
-           "interleaved systems go to PCR";
-    EXPECT_EQ(kband::choose_tridiagonal(exec, layout, 1 << 20, 1024, sizeof(double)),
-              device_backend() && layout == kband::Layout::Contiguous ? A::PCR : A::Thomas)
-        << "many interleaved or grouped systems of 1024 rows: Thomas";
+    const bool contiguous = layout == kband::Layout::Contiguous;
+    EXPECT_EQ(kband::choose_tridiagonal(exec, layout, 1 << 22, 64, sizeof(double)), A::Thomas)
+        << "batches of short systems that fill the machine: Thomas";
+    EXPECT_EQ(kband::choose_tridiagonal(exec, layout, 1 << 20, 1024, sizeof(double)), A::Thomas)
+        << "many systems of 1024 rows: Thomas";
+    EXPECT_EQ(kband::choose_tridiagonal(exec, layout, 1 << 16, 2048, sizeof(double)),
+              device_backend() && contiguous ? A::PCR : A::Thomas)
+        << "many contiguous double systems of 2048 rows: PCR on GPUs";
+    EXPECT_EQ(kband::choose_tridiagonal(exec, layout, 1 << 16, 2048, sizeof(float)), A::Thomas)
+        << "many float systems of 2048 rows: Thomas";
     EXPECT_EQ(kband::choose_tridiagonal(exec, layout, 4, 8192, sizeof(double)), device_backend() ? A::PCR : A::Thomas)
         << "few systems of up to 8192 rows: PCR on GPUs";
   }
