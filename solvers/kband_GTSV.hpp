@@ -35,14 +35,14 @@
 //    Auto's limit for two segments take four (ceil(n/64) threads a
 //    system), the middle segments' rows of U in level-1 team scratch.
 //  Auto: on GPUs Registers for contiguous batches as far as its teams fit
-//  (ceil(n/8) threads of 144 bytes of scan scratch in double: n <= 2272 on
-//  the H100; ceil(n/16) in float) and for interleaved and grouped ones up
-//  to n = 256 in double and 512 in float (one segment), then in segments:
-//  double up to n = 2048 (interleaved: two to 1024, four beyond), float
-//  interleaved up to 1024 (four) and grouped up to 1024 (two); otherwise
-//  Recompute, except on GPUs Scratch for contiguous batches above n = 1024
-//  and for other batches up to n = 32, and on host backends Global for
-//  contiguous batches.
+//  (teams of 32-64 threads or one system: ceil(n/8) threads in double up
+//  to n = 2048, ceil(n/16) to 4096 and in float, two segments of 16 rows a
+//  thread beyond, to n = 8192 at least) and for interleaved and grouped
+//  ones up to n = 256 in double and 512 in float (one segment), then in
+//  double in two segments up to n = 1024 (impl::gtsv_segments_auto_rows);
+//  otherwise Recompute, except on GPUs Scratch for contiguous batches
+//  above n = 1024 whose Registers teams do not fit and for other batches
+//  up to n = 32, and on host backends Global for contiguous batches.
 #pragma once
 
 #include "impl/kband_GTSVRegisters_impl.hpp"
@@ -95,7 +95,10 @@ void gtsv(const Exec& exec, const BA& a, const BB& b, const BC& c, const BD& d, 
   // thread; float: 512, M = 16) and beyond, to the segments' Auto limits
   // (two or four segments of M = 16), when the team fits
   constexpr int M1 = impl::gtsv_register_rows<T>();
-  if ((opt.variant == Variant::Registers || opt.variant == Variant::Auto) && tx::layout != Layout::Contiguous &&
+  const bool registers =
+      opt.variant == Variant::Registers ||
+      (opt.variant == Variant::Auto && (tx::layout == Layout::Contiguous || n <= impl::gtsv_segments_auto_rows<T>()));
+  if (registers && tx::layout != Layout::Contiguous &&
       n > impl::GTSVPerSystemRegisters<Exec, BA, BB, BC, BD, BX, Info, M1>::kAutoChunks * M1) {
     constexpr int M2 = impl::kRegisterRowsTwoSegments;
     using F2 = impl::GTSVPerSystemRegisters<Exec, BA, BB, BC, BD, BX, Info, M2, 2>;
@@ -120,17 +123,43 @@ void gtsv(const Exec& exec, const BA& a, const BB& b, const BC& c, const BD& d, 
       F2 f(typename F2::Base{nsys, n, 1, 1, false, nan}, a, b, c, d, x, info);
       if (impl::use_registers<Exec, tx::layout, 1>(fn, o2, exec, nsys, n, M2, F2::scratch_per_thread(), f, 2)) return;
     }
-  } else if (opt.variant == Variant::Registers || opt.variant == Variant::Auto) {
+  } else if (registers) {
+    if constexpr (tx::layout == Layout::Contiguous && device) {
+      // contiguous systems on GPUs: double past impl::kContiguousRows8 takes
+      // 16 rows a thread (teams of ceil(n/8) threads stop fitting past n =
+      // 2272 on the H100, and are slow before), launched without bounds
+      // (sm_90: 208 registers, no spills; H100, n = 4096, ns a point: 0.0310
+      // against Scratch's 0.0615, thomas 0.0288); both types past n = 4096
+      // take two segments of 16 rows a thread
+      constexpr int M16 = impl::kRegisterRowsTwoSegments;
+      const T nan = std::numeric_limits<T>::quiet_NaN();
+      SolveOptions ro = opt;
+      if (n > impl::kGTSVContiguousOneSegmentRows) {
+        using F2 = impl::GTSVPerSystemRegisters<Exec, BA, BB, BC, BD, BX, Info, M16, 2>;
+        if (ro.team_size <= 0)
+          ro.team_size = impl::contiguous_team(F2::kSystemsPerTeam * ((n + 2 * M16 - 1) / (2 * M16)), 32, 64);
+        F2 f(typename F2::Base{nsys, n, 1, 1, false, nan}, a, b, c, d, x, info);
+        if (impl::use_registers<Exec, tx::layout, 1>(fn, ro, exec, nsys, n, M16, F2::scratch_per_thread(), f, 2))
+          return;
+      } else if (sizeof(T) >= 8 && n > impl::kContiguousRows8) {
+        using F16 = impl::GTSVPerSystemRegisters<Exec, BA, BB, BC, BD, BX, Info, M16>;
+        if (ro.team_size <= 0)
+          ro.team_size = impl::contiguous_team(F16::kSystemsPerTeam * ((n + M16 - 1) / M16), 32, 64);
+        F16 f(typename F16::Base{nsys, n, 1, 1, false, nan}, a, b, c, d, x, info);
+        if (impl::use_registers<Exec, tx::layout, 0>(fn, ro, exec, nsys, n, M16, F16::scratch_per_thread(), f))
+          return;
+      }
+    }
     constexpr int M = M1;
     using F = impl::GTSVPerSystemRegisters<Exec, BA, BB, BC, BD, BX, Info, M>;
     F f(typename F::Base{nsys, n, 1, 1, false, std::numeric_limits<T>::quiet_NaN()}, a, b, c, d, x, info);
-    // contiguous batches: teams of the kernel's 8 systems within 64-128
-    // threads, then of one system (H100, n = 256 / 512 / 1024, ns a point:
-    // 0.0177 / 0.0191 / 0.0196 with teams of 128 threads, 0.0204 / 0.0218 /
-    // 0.0230 with 256)
+    // contiguous batches: teams of the kernel's 8 systems within 32-64
+    // threads, then of one system (H100, double, n = 256 / 512 / 1024, ns a
+    // point: 0.0167 / 0.0179 / 0.0203 with teams of 32-64 threads, 0.0179 /
+    // 0.0191 / 0.0204 with 64-128, 0.0204 / 0.0218 / 0.0230 with 256)
     SolveOptions ro = opt;
     if (tx::layout == Layout::Contiguous && opt.team_size <= 0)
-      ro.team_size = impl::contiguous_team(F::kSystemsPerTeam * ((n + M - 1) / M));
+      ro.team_size = impl::contiguous_team(F::kSystemsPerTeam * ((n + M - 1) / M), 32, 64);
     if (impl::use_registers<Exec, tx::layout, KBAND_GTSV_REGISTERS_MIN_BLOCKS>(fn, ro, exec, nsys, n, M,
                                                                                F::scratch_per_thread(), f))
       return;

@@ -292,12 +292,12 @@ TYPED_TEST(GTSVAccuracy, InPlace) {
 }
 
 // Interleaved and grouped systems past n = 256 take the Registers kernel in
-// two or four segments on GPUs (Auto: up to n = 2048 in double, four
-// segments for interleaved n = 1025..2048; float up to 1024, four segments
-// for interleaved n = 513..1024), up to n = 512 with 4 blocks of systems a
-// team for large batches: Auto, and Registers with 4 blocks a team asked
-// for, at and around those limits (host backends refuse Registers here and
-// solve Auto by Recompute).
+// two or four segments on GPUs when asked for (four for interleaved n =
+// 1025..2048 in double, 513..1024 in float; Auto: two segments up to n =
+// 1024 in double, Recompute beyond and for float past 512), up to n = 512
+// with 4 blocks of systems a team for large batches: Auto, and Registers
+// with 4 blocks a team asked for, at and around those limits (host backends
+// refuse Registers here and solve Auto by Recompute).
 TYPED_TEST(GTSVAccuracy, SegmentsAuto) {
   using T = typename TypeParam::value_type;
   using L = typename TypeParam::layout;
@@ -363,6 +363,27 @@ TYPED_TEST(GTSVAccuracy, RegistersChunkBoundaries) {
       GDevice<T, L> dev(g);
       for (kband::Variant v : {kband::Variant::Registers, kband::Variant::Auto}) gtsv_and_check(g, dev, v, false);
     }
+}
+
+// Contiguous systems past n = 2048: on GPUs double takes 16 rows a thread
+// there (float always does), both types two segments of 16 rows past 4096;
+// the zero column of the singular systems at n/2 (a chunk's first row).
+// Host backends refuse Registers here and solve Auto by Global.
+TYPED_TEST(GTSVAccuracy, ContiguousLongRegisters) {
+  using T = typename TypeParam::value_type;
+  using L = typename TypeParam::layout;
+  using B = typename L::template batch<T>;
+  if constexpr (kband::impl::batch_traits<B>::layout != kband::Layout::Contiguous) {
+    GTEST_SKIP() << "contiguous batches only";
+  } else {
+    for (int n : {2047, 2049, 3001, 4096, 4097, 6000, 8192})
+      for (bool singular : {false, true}) {
+        if (singular && n != 4096) continue;
+        const GCase<T>& g = get_random<T>(n, n > 4096 ? 3 : 7, singular);
+        GDevice<T, L> dev(g);
+        for (kband::Variant v : {kband::Variant::Registers, kband::Variant::Auto}) gtsv_and_check(g, dev, v, false);
+      }
+  }
 }
 
 // Teams that solve several blocks of systems in turn (the Registers

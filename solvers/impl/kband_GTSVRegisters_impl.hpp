@@ -387,6 +387,23 @@ template <class T>
 constexpr int gtsv_register_rows() {
   return sizeof(T) >= 8 ? kRegisterRowsPerSystem : 2 * kRegisterRowsPerSystem;
 }
+/// Interleaved and grouped systems: kband::gtsv's Auto takes the Registers
+/// kernel (in segments past one segment's limit) up to this n, Recompute
+/// beyond: double 1024, float 512 (one segment's limit: no segments). Time
+/// over thomas' Auto time, segments against Recompute, 2026-11-27: H100
+/// double interleaved n = 1024 / 2048 1.29 / 1.30 against 1.56 / 1.29,
+/// grouped 1.34 / 1.39 against 1.61 / 1.40; H200 interleaved 1.22 / 1.27
+/// against 1.11 / 0.97, grouped 1.28 / 1.35 against 1.21 / 1.05. Float n =
+/// 1024: H100 interleaved 1.74 against 1.73, grouped 1.76 against 1.63;
+/// H200 1.73 / 1.83 against 1.31 / 1.34 (n = 512, segments ahead on the
+/// H100 by 14-23 %, Recompute on the H200 by 5-19 %: kept, one segment).
+template <class T>
+constexpr int gtsv_segments_auto_rows() {
+  return sizeof(T) >= 8 ? 1024 : 512;
+}
+/// Contiguous systems on GPUs past this n take two segments of 16 rows a
+/// thread (one segment of 16 would need teams of more than 256 threads).
+constexpr int kGTSVContiguousOneSegmentRows = 4096;
 
 // ---------------------------------------------------------------------------
 // Per-system a, b, c, d -> x with partial pivoting (a(s,0), c(s,n-1) are not
@@ -450,7 +467,10 @@ struct GTSVPerSystemRegisters : RegisterBase<Exec, batch_value_t<BX>, M> {
   // against 1.29), float 513..1024 (1024: 1.10 against two's 1.13 and
   // Recompute's 1.29; 2048: 1.16 against Recompute's 1.02); grouped batches
   // keep two (double 2048: 1.41 against 1.38). Eight: slower everywhere
-  // timed (double 2048: 1.35 interleaved, 1.50 grouped).
+  // timed (double 2048: 1.35 interleaved, 1.50 grouped). (Those figures
+  // are against older, slower thomas kernels; kband::gtsv's Auto now stops
+  // at gtsv_segments_auto_rows and takes Recompute beyond, so four
+  // segments serve only Variant::Registers asked for.)
   static constexpr bool kDouble = sizeof(T) >= 8;
   static constexpr int kAutoChunks = S == 1 ? 32 : S == 2 ? (kDouble ? 128 : 64) : 0;
   static constexpr int kAutoChunksInterleaved =

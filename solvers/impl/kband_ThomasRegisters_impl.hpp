@@ -678,8 +678,8 @@ constexpr int register_rows_segments() {
 /// Contiguous per-system batches on GPUs: 8 rows a thread in double up to this n, 16 beyond.
 constexpr int kContiguousRows8 = 2048;
 /// Team size for contiguous Registers solves on GPUs: t (P systems of K
-/// chunks) within 64 .. 128 threads.
-inline int contiguous_team(int t) { return t < 64 ? 64 : (t > 128 ? 128 : t); }
+/// chunks) within lo .. hi threads (thomas: 64 .. 128; gtsv: 32 .. 64).
+inline int contiguous_team(int t, int lo = 64, int hi = 128) { return t < lo ? lo : (t > hi ? hi : t); }
 /// Rows a thread for interleaved per-system systems of n <= kShortInterleavedRows (Auto, GPUs).
 constexpr int kRegisterRowsShortInterleaved = 4;
 constexpr int kShortInterleavedRows = 32;
