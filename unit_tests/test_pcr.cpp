@@ -400,14 +400,14 @@ TYPED_TEST(SolveTridiagonal, AlgorithmChoiceAndForcing) {
 // whatever the choice, the answer must be right. The reference is the O(n) long double pivoted LU (DenseLU would
 // need n^2 long doubles), checked against DenseLU in GTSVReference.
 template <class T>
-void long_contiguous_case() {
-  const int n = 5000, nsys = 3;
+void long_contiguous_case(int n) {
+  const int nsys = 3;
   Case<T> cs;
   cs.solver = Solver::Thomas;
   cs.family = Family::Dominant;
   cs.n = n;
   cs.nsys = nsys;
-  Rng rng(mix_seed({sizeof(T), 5000, 3, 77}));
+  Rng rng(mix_seed({sizeof(T), static_cast<std::uint64_t>(n), 3, 77}));
   cs.a.resize(static_cast<size_t>(nsys) * n);
   cs.b.resize(cs.a.size());
   cs.c.resize(cs.a.size());
@@ -426,8 +426,12 @@ void long_contiguous_case() {
                    kband::TridiagonalAlgorithm::PCR, kband::TridiagonalAlgorithm::Hybrid})
     solve_tridiagonal_case<T, ContiguousTag>(cs, alg, Tol<T>::dominant);
 }
-TEST(SolveTridiagonalLong, Contiguous5000_double) { long_contiguous_case<double>(); }
-TEST(SolveTridiagonalLong, Contiguous5000_float) { long_contiguous_case<float>(); }
+TEST(SolveTridiagonalLong, Contiguous5000_double) { long_contiguous_case<double>(5000); }
+TEST(SolveTridiagonalLong, Contiguous5000_float) { long_contiguous_case<float>(5000); }
+// Thomas on GPUs: double past n = 4096 in two register segments of 16 rows
+// a thread (teams of 256 threads at n = 8192), float in one of 16
+TEST(SolveTridiagonalLong, Contiguous8192_double) { long_contiguous_case<double>(8192); }
+TEST(SolveTridiagonalLong, Contiguous8192_float) { long_contiguous_case<float>(8192); }
 
 }  // namespace
 }  // namespace kband_test

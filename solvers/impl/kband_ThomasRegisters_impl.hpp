@@ -677,6 +677,8 @@ constexpr int register_rows_segments() {
 }
 /// Contiguous per-system batches on GPUs: 8 rows a thread in double up to this n, 16 beyond.
 constexpr int kContiguousRows8 = 2048;
+/// ... and double in one segment of 16 rows up to this n, two beyond.
+constexpr int kContiguousRows16 = 4096;
 /// Team size for contiguous Registers solves on GPUs: t (P systems of K
 /// chunks) within lo .. hi threads (thomas: 64 .. 128; gtsv: 32 .. 64).
 inline int contiguous_team(int t, int lo = 64, int hi = 128) { return t < lo ? lo : (t > hi ? hi : t); }
