@@ -392,11 +392,11 @@ constexpr int gtsv_register_rows() {
 /// beyond: double 1024, float 512 (one segment's limit: no segments). Time
 /// over thomas' Auto time, segments against Recompute, 2026-11-27: H100
 /// double interleaved n = 1024 / 2048 1.29 / 1.30 against 1.56 / 1.29,
-/// grouped 1.34 / 1.39 against 1.61 / 1.40; H200 interleaved 1.22 / 1.27
+/// grouped 1.34 / 1.39 against 1.61 / 1.39; H200 interleaved 1.22 / 1.27
 /// against 1.11 / 0.97, grouped 1.28 / 1.35 against 1.21 / 1.05. Float n =
 /// 1024: H100 interleaved 1.74 against 1.73, grouped 1.76 against 1.63;
 /// H200 1.73 / 1.83 against 1.31 / 1.34 (n = 512, segments ahead on the
-/// H100 by 14-23 %, Recompute on the H200 by 5-19 %: kept, one segment).
+/// H100 by 15-23 %, Recompute on the H200 by 6-19 %: kept, one segment).
 template <class T>
 constexpr int gtsv_segments_auto_rows() {
   return sizeof(T) >= 8 ? 1024 : 512;
