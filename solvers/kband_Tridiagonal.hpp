@@ -50,15 +50,16 @@ TridiagonalAlgorithm choose_tridiagonal(const Exec& exec, Layout layout, int nsy
   // the same command: contiguous double n = 256 / 512 / 1024 Thomas 3.27 /
   // 3.44 / 3.62, PCR 3.04 / 3.18 / 3.57 (PCR ahead by 1-8 %, Thomas by up to
   // 15 % on the H100: Thomas kept), 2048 / 4096 / 8192 Thomas 4.97 / 7.28 /
-  // 9.79, PCR 4.61 / 6.46 / 6.00; float Thomas 2.49-3.33 for n = 128..2048,
+  // 9.79 (Scratch, before its two segments), PCR 4.61 / 6.46 / 6.00; float Thomas 2.49-3.33 for n = 128..2048,
   // PCR 3.28-4.66; interleaved double n = 256 Thomas 3.42, PCR 3.67.
   const bool pcr_ok = n <= 8192;
   const long threads = static_cast<long>(exec.concurrency());
   const bool few = static_cast<long>(nsys) * 64 < threads;
-  // Longer contiguous double systems (up to 8192 rows: H200, 16384 x 8192,
-  // PCR 7.1x the copy time in 512-row segments, Thomas 9.9x), and longer
-  // contiguous systems of either type when few: PCR (in segments past 8192
-  // rows; 16 x 2^20: 7.5x, the hybrid 37x, gtsv2StridedBatch 17.6x).
+  // Longer contiguous double systems, up to 8192 rows (H100, Thomas in two
+  // register segments past 4096, n = 6000 / 8192: PCR 4.92 / 5.17, Thomas
+  // 5.87 / 5.19), and longer contiguous systems of either type when few:
+  // PCR (in segments past 8192 rows; 16 x 2^20: 7.5x, the hybrid 37x,
+  // gtsv2StridedBatch 17.6x).
   if (layout == Layout::Contiguous && (few || (pcr_ok && elem_bytes >= 8 && n > 1024)))
     return TridiagonalAlgorithm::PCR;
   // Enough systems: a team or a thread per system (16384 x 8192
