@@ -343,13 +343,7 @@ KBAND_UNROLL
   KOKKOS_INLINE_FUNCTION bool packed(int s0) const {
     constexpr int L = LanePack<T>::L;
     if (batch_traits<BX>::layout == Layout::Contiguous) return false;
-    for (int k = 0; k < W / L; ++k) {
-      const int s = s0 + k * L;
-      if (!pack_adjacent<L>(a, s) || !pack_adjacent<L>(b, s) || !pack_adjacent<L>(c, s) ||
-          !pack_adjacent<L>(d, s) || !pack_adjacent<L>(x, s))
-        return false;
-    }
-    return true;
+    return packs_adjacent<L>(s0, W / L, a, b, c, d, x);
   }
 
   /// One elimination step of a pack (eliminate's arithmetic on vectors;

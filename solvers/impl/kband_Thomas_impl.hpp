@@ -209,6 +209,14 @@ template <int L, class B>
 KOKKOS_INLINE_FUNCTION bool pack_adjacent(const B& v, int s) {
   return batch_traits<B>::lane_stride(v) == 1 && &v(s + L - 1, 0) == &v(s, 0) + (L - 1);
 }
+/// Whether each of the np packs of L systems from s0 lies at consecutive
+/// addresses in every batch of vs.
+template <int L, class... Bs>
+KOKKOS_INLINE_FUNCTION bool packs_adjacent(const int s0, const int np, const Bs&... vs) {
+  for (int k = 0; k < np; ++k)
+    if (!(pack_adjacent<L>(vs, s0 + k * L) && ...)) return false;
+  return true;
+}
 
 /// Where a thread keeps the rows of its forward-pass intermediates. A slot
 /// holds `nbuf` arrays of n rows for each of the thread's W lanes.
@@ -449,13 +457,7 @@ struct ThomasPerSystem : ThomasBase<Exec, BX, batch_value_t<BX>, W> {
   KOKKOS_INLINE_FUNCTION bool packed(const member_type& m, int s0) const {
     constexpr int L = LanePack<T>::L;
     if (this->store(m, s0, 2).lane != 1) return false;
-    for (int k = 0; k < W / L; ++k) {
-      const int s = s0 + k * L;
-      if (!pack_adjacent<L>(a, s) || !pack_adjacent<L>(b, s) || !pack_adjacent<L>(c, s) ||
-          !pack_adjacent<L>(d, s) || !pack_adjacent<L>(x, s))
-        return false;
-    }
-    return true;
+    return packs_adjacent<L>(s0, W / L, a, b, c, d, x);
   }
 
   /// The non-periodic Global solve of one pack of systems from s (CPUs): the
@@ -749,10 +751,7 @@ struct ThomasShared
   /// consecutive addresses in d and in x (interleaved batches, and grouped
   /// ones whose SZ is a multiple of the pack).
   KOKKOS_INLINE_FUNCTION bool packed(int s0, int np) const {
-    constexpr int L = LanePack<T>::L;
-    for (int k = 0; k < np; ++k)
-      if (!pack_adjacent<L>(d, s0 + k * L) || !pack_adjacent<L>(x, s0 + k * L)) return false;
-    return true;
+    return packs_adjacent<LanePack<T>::L>(s0, np, d, x);
   }
 
   /// The non-periodic Global solve of G packs from s0 (CPUs): the lane
