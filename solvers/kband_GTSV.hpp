@@ -18,7 +18,9 @@
 //    the back substitution reloads a block's rows and redoes its
 //    elimination in registers: 9 transfers and the same pivots.
 //    A contiguous batch's blocks are loaded by a team together, through
-//    team scratch, so that the loads coalesce on GPUs.
+//    team scratch, so that the loads coalesce on GPUs. On host backends a
+//    thread's packs of 8 adjacent interleaved or grouped systems run as
+//    vectors.
 //  * Registers: a team of threads per system, M = 8 rows each in registers
 //    (16 in float: the same registers; 5 transfers); the chunks join by
 //    three scans in team scratch (impl/kband_GTSVRegisters_impl.hpp: the
