@@ -289,9 +289,14 @@ void penta(const Exec& exec, const PentadiagonalFactor<T, Mem>& factor, const BY
   // against 2.44-2.49x), on hosts always (one core of an AMD EPYC, 2^20
   // points, n = 64..4096: 1.0-1.7x faster than Global; contiguous batches
   // within 7 %, so they keep Global)
+  // hosts: Auto takes the Global solve in vector packs where a thread's
+  // lanes are packs of 8 systems side by side (interleaved batches, grouped
+  // ones with SZ a multiple of 8; PentaShared::kPacks)
   const bool device = impl::is_device_exec<Exec>::value;
+  constexpr bool host_packs = !impl::is_device_exec<Exec>::value && W > 1 && W % impl::LanePack<T>::L == 0;
+  const bool packs = host_packs && !factor.periodic();
   if (opt.variant == Variant::Recompute ||
-      (opt.variant == Variant::Auto && tx::layout != Layout::Contiguous &&
+      (opt.variant == Variant::Auto && tx::layout != Layout::Contiguous && !packs &&
        (!device || static_cast<long>(nsys) * 8 >= static_cast<long>(exec.concurrency())))) {
     const impl::ThomasGeometry g = impl::recompute_geometry<Exec, T>(fn, nsys, n, W, opt);
     const Base base{nsys, n, false, 0, {}, nan};
@@ -310,6 +315,16 @@ void penta(const Exec& exec, const PentadiagonalFactor<T, Mem>& factor, const BY
       impl::thomas_geometry<Exec, T>(fn, nsys, n, W, 1, opt, tx::layout == Layout::Contiguous);
   const Base base{nsys, n, g.scratch, g.scratch_level, {}, nan};
   using impl::PentaShared;
+  constexpr int WP = impl::shared_pack_lanes<Exec, BX, W>::value;
+  if constexpr (WP != W) {
+    if (!factor.periodic() && !g.scratch) {
+      // two packs a thread (PentaShared::solve_packed)
+      const impl::ThomasGeometry gp = impl::thomas_geometry<Exec, T>(fn, nsys, n, WP, 1, opt, false);
+      const impl::ThomasBase<Exec, BX, T, WP> bp{nsys, n, false, 0, {}, nan};
+      impl::launch_thomas(fn, exec, gp, PentaShared<Exec, T, Mem, BY, BX, Info, WP, U, false, false>(bp, fd, y, x, info));
+      return;
+    }
+  }
   if (factor.periodic() && g.scratch)
     impl::launch_thomas(fn, exec, g, PentaShared<Exec, T, Mem, BY, BX, Info, W, U, true, true>(base, fd, y, x, info));
   else if (factor.periodic())

@@ -481,6 +481,31 @@ struct PentaShared : ThomasBase<Exec, BX, T, W> {
       }
       return;
     }
+    if constexpr (kPacks) {
+      // full packs as vectors (two at once from KBAND_HOST_PAIR_ROWS rows
+      // on), then the rest, fewer than a pack and inside one group, lane by
+      // lane
+      constexpr int L = LanePack<T>::L;
+      const int full = nl / L;
+      if (full > 0 && packs_adjacent<L>(s0, full, y, x)) {
+        if (full == 2 && W == 2 * L && n >= KBAND_HOST_PAIR_ROWS) {
+          solve_packed<2>(s0);
+        } else {
+          for (int k = 0; k < full; ++k) solve_packed<1>(s0 + k * L);
+        }
+        if (nl == full * L) return;
+        lanes(m, s0 + full * L, nl - full * L);
+        return;
+      }
+    }
+    lanes(m, s0, nl);
+  }
+
+  /// The lane loops over systems s0 .. s0+nl-1 (nl <= W, inside one group
+  /// of a grouped batch).
+  KOKKOS_INLINE_FUNCTION void lanes(const member_type& m, const int s0, const int nl) const {
+    const int nlc = W == 1 ? 1 : nl;
+    const int n = this->n;
     const LaneStore<T> st = this->store(m, s0, 1);
     T z[2][W], r[2][W];
     for (int l = 0; l < nlc; ++l) z[0][l] = z[1][l] = r[0][l] = r[1][l] = T(0);
@@ -499,6 +524,57 @@ struct PentaShared : ThomasBase<Exec, BX, T, W> {
     for (; j - U + 1 >= 0; j -= U) backward<U>(st, s0, j, nlc, z, wt);
     for (; j >= 0; --j) backward<1>(st, s0, j, nlc, z, wt);
     for (int l = 0; l < nlc; ++l) info(s0 + l) = 0;
+  }
+
+  /// Whether a thread's full set of lanes may run as packs of
+  /// LanePack<T>::L (CPUs, non-periodic Global solves of interleaved and
+  /// grouped batches).
+  static constexpr bool kPacks = W > 1 && W % LanePack<T>::L == 0 && !Periodic && !Scratch;
+
+  /// The non-periodic Global solve of G packs of LanePack<T>::L systems from
+  /// s0 (CPUs): the lane loops' recurrences on vectors, z in x; G packs
+  /// advance together. Each step puts one multiply-add on the recurrence's
+  /// chain: z_j = (y_j w_j - (a_j w_j) z_{j-2}) - (beta_j w_j) z_{j-1},
+  /// x_j = (z_j - q_j x_{j+2}) - p_j x_{j+1}.
+  template <int G>
+  KOKKOS_INLINE_FUNCTION void solve_packed(const int s0) const {
+    using P = LanePack<T>;
+    using V = typename P::V;
+    constexpr int K = P::K;
+    const int n = this->n;
+    const size_t yrs = batch_traits<BY>::row_stride(y), xrs = batch_traits<BX>::row_stride(x);
+    const T* yp[G];
+    T* xp[G];
+    V z1[G][K], z2[G][K];  // the last two rows' z (then x)
+    const V zero{};
+    for (int g = 0; g < G; ++g) {
+      yp[g] = &y(s0 + g * P::L, 0);
+      xp[g] = &x(s0 + g * P::L, 0);
+      for (int k = 0; k < K; ++k) z1[g][k] = z2[g][k] = zero;
+    }
+    for (int j = 0; j < n; ++j) {
+      const T wj = f.w(j), awj = f.a(j) * wj, bwj = f.beta(j) * wj;
+      for (int g = 0; g < G; ++g)
+        for (int k = 0; k < K; ++k) {
+          const V t = P::vload(yp[g] + j * yrs, k) * wj - awj * z2[g][k];
+          z2[g][k] = z1[g][k];
+          z1[g][k] = t - bwj * z1[g][k];
+          P::vstore(xp[g] + j * xrs, k, z1[g][k]);
+        }
+    }
+    for (int g = 0; g < G; ++g)
+      for (int k = 0; k < K; ++k) z1[g][k] = z2[g][k] = zero;
+    for (int j = n - 1; j >= 0; --j) {
+      const T pj = f.p(j), qj = f.q(j);
+      for (int g = 0; g < G; ++g)
+        for (int k = 0; k < K; ++k) {
+          const V t = P::vload(xp[g] + j * xrs, k) - qj * z2[g][k];
+          z2[g][k] = z1[g][k];
+          z1[g][k] = t - pj * z1[g][k];
+          P::vstore(xp[g] + j * xrs, k, z1[g][k]);
+        }
+    }
+    for (int l = 0; l < G * P::L; ++l) info(s0 + l) = 0;
   }
 
   template <int UU>
