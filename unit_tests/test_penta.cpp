@@ -267,14 +267,14 @@ template <class C>
 class PentaInfo : public ::testing::Test {};
 TYPED_TEST_SUITE(PentaInfo, SolverConfigs, CfgNames);
 
-/// Per-system solvers with two broken systems out of 7: s1 gets entry `v1` at
-/// (row j1) of diagonal k1, s2 a whole zero row j2. The broken systems must
-/// report info in [lo, hi] (exactly `exact1` / `exact2` when > 0) with NaN x;
-/// the others must be solved.
+/// Per-system solvers with two broken systems (s1, s2) out of nsys: s1 gets
+/// entry `v1` at (row j1) of diagonal k1, s2 a whole zero row j2. The broken
+/// systems must report info in [lo, hi] (exactly `exact1` / `exact2` when >
+/// 0) with NaN x; the others must be solved.
 template <class T, class B>
 void broken_systems(PSolver solver, const std::string& layout, int n, int k1, int j1, T v1, int exact1, int j2,
-                    int exact2, kband::Variant variant = kband::Variant::Auto) {
-  const int nsys = 7, s1 = 2, s2 = 6;
+                    int exact2, kband::Variant variant = kband::Variant::Auto, int nsys = 7, int s1 = 2,
+                    int s2 = 6) {
   const bool periodic = solver == PSolver::Periodic;
   PentaCase<T> cs = get_penta_case<T>(n, nsys, false, periodic);
   (*cs.diag(k1))[cs.idx(s1, j1)] = v1;
@@ -321,6 +321,11 @@ TYPED_TEST(PentaInfo, ZeroAndNonFinitePivots) {
       // periodic: c(s, 1) = 0 makes G singular (info 2); a zero row as above
       broken_systems<T, B>(PSolver::Periodic, L::name(), n, 2, 1, T(0), 2, mid, 0);
     }
+    // Global with 19 systems: on CPUs the broken systems lie in full packs of
+    // 8 (PentaPerSystem::solve_packed), three more systems lane by lane
+    const kband::Variant G = kband::Variant::Global;
+    broken_systems<T, B>(PSolver::PerSystem, L::name(), n, 2, 0, T(0), 1, mid, mid + 1, G, 19, 2, 12);
+    broken_systems<T, B>(PSolver::PerSystem, L::name(), n, 2, n - 1, nan_value<T>(), n, mid, mid + 1, G, 19, 9, 17);
   }
   // Registers: the failing row in the first, a middle and the last chunk, at
   // chunk boundaries; info names the elimination's row (hosts serve one

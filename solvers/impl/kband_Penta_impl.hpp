@@ -165,10 +165,20 @@ struct PentaPerSystem : ThomasBase<Exec, BX, batch_value_t<BX>, W>,
     return Scratch ? st(kZ, j, l) : x(s0 + l, j);
   }
 
+  /// Whether a thread's full set of lanes may run as packs of
+  /// LanePack<T>::L (CPUs, non-periodic Global solves; see packed).
+  static constexpr bool kPacks = W > 1 && W % LanePack<T>::L == 0 && !Periodic && !Scratch;
+
   KOKKOS_FUNCTION void operator()(const member_type& m) const {
     int nl;
     const int s0 = this->first_system(m, nl);
     if (nl == 0) return;
+    if constexpr (kPacks) {
+      if (nl == W && packed(m, s0)) {
+        for (int k = 0; k < W / LanePack<T>::L; ++k) solve_packed(m, s0 + k * LanePack<T>::L);
+        return;
+      }
+    }
     const int nlc = W == 1 ? 1 : nl;
     const int n = this->n;
     const LaneStore<T> st = this->store(m, s0, kBufs);
@@ -211,6 +221,102 @@ struct PentaPerSystem : ThomasBase<Exec, BX, batch_value_t<BX>, W>,
       if (S.bad[l] != 0)
         for (int jj = 0; jj < n; ++jj) x(s0 + l, jj) = this->nan;
     }
+  }
+
+  /// Whether every pack of LanePack<T>::L systems from s0 lies at
+  /// consecutive addresses in a .. e, y, x and the workspace.
+  KOKKOS_INLINE_FUNCTION bool packed(const member_type& m, int s0) const {
+    constexpr int L = LanePack<T>::L;
+    if (this->store(m, s0, kBufs).lane != 1) return false;
+    return packs_adjacent<L>(s0, W / L, a, b, c, d, e, y, x);
+  }
+
+  /// The non-periodic Global solve of one pack of systems from s (CPUs): the
+  /// lane loops' operations, in their order, on vectors, vector by vector
+  /// within a row. Pivots are checked once, at the end, as in thomas'
+  /// packed solve: a zero or non-finite pivot mu makes mu * (1/mu), and so
+  /// the pack's sum of them, non-finite; every lane is then walked again on
+  /// its own for its first bad row (info) and its x filled with NaN.
+  KOKKOS_INLINE_FUNCTION void solve_packed(const member_type& m, const int s) const {
+    using P = LanePack<T>;
+    using V = typename P::V;
+    constexpr int K = P::K;
+    const int n = this->n;
+    const LaneStore<T> st = this->store(m, s, kBufs);
+    T* const pw = &st(0, 0, 0);
+    T* const qw = &st(1, 0, 0);
+    const T* const ap = &a(s, 0);
+    const T* const bp = &b(s, 0);
+    const T* const cp = &c(s, 0);
+    const T* const dp = &d(s, 0);
+    const T* const ep = &e(s, 0);
+    const T* const yp = &y(s, 0);
+    T* const xp = &x(s, 0);
+    const size_t ars = batch_traits<BA>::row_stride(a), brs = batch_traits<BB>::row_stride(b);
+    const size_t crs = batch_traits<BC>::row_stride(c), drs = batch_traits<BD>::row_stride(d);
+    const size_t ers = batch_traits<BE>::row_stride(e), yrs = batch_traits<BY>::row_stride(y);
+    const size_t xrs = batch_traits<BX>::row_stride(x);
+    const V zero{};
+    // index 0: row j-1 forward (j+1 backward), 1: row j-2 (j+2)
+    V p[2][K], q[2][K], z[2][K], check = zero;
+    for (int k = 0; k < K; ++k) p[0][k] = p[1][k] = q[0][k] = q[1][k] = z[0][k] = z[1][k] = zero;
+    for (int j = 0; j < n; ++j) {
+      // entries outside the matrix count as 0 (penta_mask)
+      const bool ua = j >= 2, ub = j >= 1, ud = j <= n - 2, ue = j <= n - 3;
+      for (int k = 0; k < K; ++k) {
+        const V al = ua ? P::vload(ap + j * ars, k) : zero;
+        const V bl = ub ? P::vload(bp + j * brs, k) : zero;
+        const V dl = ud ? P::vload(dp + j * drs, k) : zero;
+        const V el = ue ? P::vload(ep + j * ers, k) : zero;
+        const V beta = bl - al * p[1][k];
+        const V mu = P::vload(cp + j * crs, k) - al * q[1][k] - beta * p[0][k];
+        const V w = T(1) / mu;
+        check += mu * w;
+        const V pj = (dl - beta * q[0][k]) * w, qj = el * w;
+        const V zj = (P::vload(yp + j * yrs, k) - al * z[1][k] - beta * z[0][k]) * w;
+        p[1][k] = p[0][k], p[0][k] = pj;
+        q[1][k] = q[0][k], q[0][k] = qj;
+        z[1][k] = z[0][k], z[0][k] = zj;
+        P::vstore(pw + j * st.row, k, pj);
+        P::vstore(qw + j * st.row, k, qj);
+        P::vstore(xp + j * xrs, k, zj);
+      }
+    }
+    for (int k = 0; k < K; ++k) z[0][k] = z[1][k] = zero;
+    for (int j = n - 1; j >= 0; --j)
+      for (int k = 0; k < K; ++k) {
+        const V xj = P::vload(xp + j * xrs, k) - P::vload(pw + j * st.row, k) * z[0][k] -
+                     P::vload(qw + j * st.row, k) * z[1][k];
+        z[1][k] = z[0][k], z[0][k] = xj;
+        P::vstore(xp + j * xrs, k, xj);
+      }
+    T csum[P::E];
+    __builtin_memcpy(csum, &check, sizeof(check));
+    bool ok = true;
+    for (int i = 0; i < P::E; ++i) ok = ok && csum[i] - csum[i] == T(0);
+    for (int l = 0; l < P::L; ++l) {
+      info(s + l) = ok ? 0 : first_bad_pivot(s + l);
+      if (info(s + l) != 0)
+        for (int j = 0; j < n; ++j) x(s + l, j) = this->nan;
+    }
+  }
+
+  /// The row (1-based) of non-periodic system s's first zero or non-finite
+  /// pivot mu, 0 if none.
+  KOKKOS_INLINE_FUNCTION int first_bad_pivot(const int s) const {
+    const int n = this->n;
+    T p1 = T(0), p2 = T(0), q1 = T(0), q2 = T(0);
+    for (int j = 0; j < n; ++j) {
+      T al = a(s, j), bl = b(s, j), dl = d(s, j), el = e(s, j);
+      penta_mask(j, n, al, bl, dl, el);
+      const T beta = bl - al * p2;
+      const T mu = c(s, j) - al * q2 - beta * p1;
+      if (!usable_pivot(mu)) return j + 1;
+      const T w = T(1) / mu;
+      p2 = p1, p1 = (dl - beta * q1) * w;
+      q2 = q1, q1 = el * w;
+    }
+    return 0;
   }
 
   template <int UU>
