@@ -414,6 +414,25 @@ void thomas_per_system(const char* fn, const Exec& exec, const BA& a, const BB& 
       }
     }
   }
+  // contiguous batches on CPUs, Global: a thread takes a pack of
+  // LanePack<T>::L systems through transposed blocks
+  // (ThomasPerSystem::solve_contiguous_pack; lane by lane, a thread runs one
+  // system, whose pivots' divisions lie on its chain)
+  if constexpr (!is_device_exec<Exec>::value && KBAND_HOST_VECTOR_PACKS && !Periodic &&
+                tx::layout == Layout::Contiguous) {
+    if (opt.variant == Variant::Auto || opt.variant == Variant::Global) {
+      constexpr int WC = LanePack<T>::L;
+      SolveOptions og = opt;
+      og.variant = Variant::Global;
+      const ThomasGeometry g = thomas_geometry<Exec, T>(fn, nsys, n, WC, 2, og, true);
+      const size_t need = WorkspaceMap<tx::layout, tx::sz>::extent(nsys, n);
+      if (ws.extent(0) < need)
+        ws = decltype(ws)(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, std::string("kband::thomas::ws")), need);
+      const ThomasBase<Exec, BX, T, WC> base{nsys, n, false, 0, ws, std::numeric_limits<T>::quiet_NaN()};
+      launch_thomas(fn, exec, g, ThomasPerSystem<Exec, BA, BB, BC, BD, BX, Info, WC, 1, false, false>(base, a, b, c, d, x, info));
+      return;
+    }
+  }
   constexpr int W = thomas_lanes<Exec, BX>::value;
   constexpr int U = thomas_unroll<Exec, BX>::value;
   const ThomasGeometry g = thomas_geometry<Exec, T>(fn, nsys, n, W, Periodic ? 3 : 2, opt,

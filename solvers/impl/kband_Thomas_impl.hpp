@@ -379,6 +379,12 @@ struct ThomasPerSystem : ThomasBase<Exec, BX, batch_value_t<BX>, W> {
   /// LanePack<T>::L (CPUs, non-periodic Global solves; see packed).
   static constexpr bool kPacks = W > 1 && W % LanePack<T>::L == 0 && !Periodic && !Scratch;
 
+  /// Whether a thread's full set of lanes of a contiguous batch runs as one
+  /// pack through transposed blocks (CPUs, non-periodic Global solves; see
+  /// solve_contiguous_pack).
+  static constexpr bool kContiguousPack = KBAND_HOST_VECTOR_PACKS && W == LanePack<T>::L && !Periodic && !Scratch &&
+                                          batch_traits<BX>::layout == Layout::Contiguous;
+
   template <int NL>
   KOKKOS_INLINE_FUNCTION void solve(const member_type& m, const int s0, const int nl) const {
     if constexpr (kPacks && NL == W) {
@@ -386,6 +392,10 @@ struct ThomasPerSystem : ThomasBase<Exec, BX, batch_value_t<BX>, W> {
         for (int k = 0; k < W / LanePack<T>::L; ++k) solve_packed(m, s0 + k * LanePack<T>::L);
         return;
       }
+    }
+    if constexpr (kContiguousPack && NL == W) {
+      solve_contiguous_pack(m, s0);
+      return;
     }
     const int nlc = NL > 0 ? NL : nl;
     const int n = this->n;
@@ -518,6 +528,96 @@ struct ThomasPerSystem : ThomasBase<Exec, BX, batch_value_t<BX>, W> {
     bool ok = true;
     for (int e = 0; e < P::E; ++e) ok = ok && csum[e] - csum[e] == T(0);
     for (int l = 0; l < P::L; ++l) {
+      info(s + l) = ok ? 0 : first_bad_pivot(s + l);
+      if (info(s + l) != 0)
+        for (int j = 0; j < n; ++j) x(s + l, j) = this->nan;
+    }
+  }
+
+  /// The non-periodic Global solve of the L = LanePack<T>::L systems from s
+  /// of a contiguous batch (CPUs) as one pack: each block of kRows rows of a,
+  /// b, c, d is copied, system by system (runs of consecutive elements), into
+  /// a thread-local buffer whose rows hold the L systems side by side; the
+  /// recurrences then run on vectors, as in solve_packed, c' goes to the
+  /// workspace in that form (the L systems' part of it, L n elements), and y
+  /// to x through the buffer, system by system. The backward pass reads x
+  /// back the same way. Lane by lane the pivots' division lies on each row's
+  /// chain; packed, L chains share it.
+  static constexpr int kRows = 32;
+  KOKKOS_INLINE_FUNCTION void solve_contiguous_pack(const member_type& m, const int s) const {
+    using P = LanePack<T>;
+    using V = typename P::V;
+    constexpr int K = P::K, L = P::L, B = kRows;
+    const int n = this->n;
+    T* const cw = this->store(m, s, 2).base;  // row j of c' at cw + j L
+    const T* const ap = &a(s, 0);
+    const T* const bp = &b(s, 0);
+    const T* const cp = &c(s, 0);
+    const T* const dp = &d(s, 0);
+    T* const xp = &x(s, 0);
+    const size_t als = batch_traits<BA>::lane_stride(a), bls = batch_traits<BB>::lane_stride(b);
+    const size_t cls = batch_traits<BC>::lane_stride(c), dls = batch_traits<BD>::lane_stride(d);
+    const size_t xls = batch_traits<BX>::lane_stride(x);
+    alignas(64) T ab[B * L], bb[B * L], cb[B * L], db[B * L];
+    const V zero{};
+    V cprev[K], y[K], check = zero;
+    for (int k = 0; k < K; ++k) cprev[k] = y[k] = zero;
+    for (int j0 = 0; j0 < n; j0 += B) {
+      const int nb = n - j0 < B ? n - j0 : B;
+#if KBAND_HOST_VECTOR_PACKS
+      if (j0 + B < n)
+        for (int l = 0; l < L; ++l)
+          for (int u = 0; u < B; u += 64 / static_cast<int>(sizeof(T))) {
+            __builtin_prefetch(ap + l * als + j0 + B + u);
+            __builtin_prefetch(bp + l * bls + j0 + B + u);
+            __builtin_prefetch(cp + l * cls + j0 + B + u);
+            __builtin_prefetch(dp + l * dls + j0 + B + u);
+          }
+#endif
+      for (int l = 0; l < L; ++l)
+        for (int u = 0; u < nb; ++u) {
+          ab[u * L + l] = ap[l * als + j0 + u];
+          bb[u * L + l] = bp[l * bls + j0 + u];
+          cb[u * L + l] = cp[l * cls + j0 + u];
+          db[u * L + l] = dp[l * dls + j0 + u];
+        }
+      for (int u = 0; u < nb; ++u) {
+        const int j = j0 + u;
+        // a(s, 0) and c(s, n-1) count as 0
+        const bool ua = j > 0, uc = j < n - 1;
+        for (int k = 0; k < K; ++k) {
+          const V al = ua ? P::vload(ab + u * L, k) : zero;
+          const V piv = P::vload(bb + u * L, k) - al * cprev[k];
+          const V w = T(1) / piv;
+          check += piv * w;
+          y[k] = (P::vload(db + u * L, k) - al * y[k]) * w;
+          cprev[k] = uc ? P::vload(cb + u * L, k) * w : zero;
+          P::vstore(db + u * L, k, y[k]);
+          P::vstore(cw + static_cast<size_t>(j) * L, k, cprev[k]);
+        }
+      }
+      for (int l = 0; l < L; ++l)
+        for (int u = 0; u < nb; ++u) xp[l * xls + j0 + u] = db[u * L + l];
+    }
+    // x_j = y_j - c'_j x_{j+1}, from x_n = 0 (c'_{n-1} = 0)
+    for (int k = 0; k < K; ++k) y[k] = zero;
+    for (int j0 = (n - 1) / B * B; j0 >= 0; j0 -= B) {
+      const int nb = n - j0 < B ? n - j0 : B;
+      for (int l = 0; l < L; ++l)
+        for (int u = 0; u < nb; ++u) db[u * L + l] = xp[l * xls + j0 + u];
+      for (int u = nb - 1; u >= 0; --u)
+        for (int k = 0; k < K; ++k) {
+          y[k] = P::vload(db + u * L, k) - P::vload(cw + static_cast<size_t>(j0 + u) * L, k) * y[k];
+          P::vstore(db + u * L, k, y[k]);
+        }
+      for (int l = 0; l < L; ++l)
+        for (int u = 0; u < nb; ++u) xp[l * xls + j0 + u] = db[u * L + l];
+    }
+    T csum[P::E];
+    __builtin_memcpy(csum, &check, sizeof(check));
+    bool ok = true;
+    for (int e = 0; e < P::E; ++e) ok = ok && csum[e] - csum[e] == T(0);
+    for (int l = 0; l < L; ++l) {
       info(s + l) = ok ? 0 : first_bad_pivot(s + l);
       if (info(s + l) != 0)
         for (int j = 0; j < n; ++j) x(s + l, j) = this->nan;
