@@ -110,6 +110,24 @@ void penta_per_system(const char* fn, const Exec& exec, const BA& a, const BB& b
     f.spt = F::scratch_for(K);
     if (use_registers<Exec, tx::layout>(fn, opt, exec, nsys, n, M, f.spt, f)) return;
   }
+  // contiguous batches on CPUs, Global: a thread takes a pack of
+  // LanePack<T>::L systems through transposed blocks
+  // (PentaPerSystem::solve_contiguous_pack)
+  if constexpr (!is_device_exec<Exec>::value && KBAND_HOST_VECTOR_PACKS && !Periodic &&
+                tx::layout == Layout::Contiguous) {
+    if (opt.variant == Variant::Auto || opt.variant == Variant::Global) {
+      constexpr int WC = LanePack<T>::L;
+      SolveOptions og = opt;
+      og.variant = Variant::Global;
+      const ThomasGeometry g = thomas_geometry<Exec, T>(fn, nsys, n, WC, 3, og, true);
+      const size_t need = WorkspaceMap<tx::layout, tx::sz>::extent(nsys, n) * 2;
+      if (ws.extent(0) < need)
+        ws = decltype(ws)(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, std::string("kband::penta::ws")), need);
+      const ThomasBase<Exec, BX, T, WC> base{nsys, n, false, 0, ws, std::numeric_limits<T>::quiet_NaN()};
+      launch_thomas(fn, exec, g, PentaPerSystem<Exec, BA, BB, BC, BD, BE, BY, BX, Info, WC, 1, false, false>(base, args));
+      return;
+    }
+  }
   constexpr int W = thomas_lanes<Exec, BX>::value;
   constexpr int U = thomas_unroll<Exec, BX>::value;
   const ThomasGeometry g = thomas_geometry<Exec, T>(fn, nsys, n, W, Periodic ? 5 : 3, opt,

@@ -169,6 +169,12 @@ struct PentaPerSystem : ThomasBase<Exec, BX, batch_value_t<BX>, W>,
   /// LanePack<T>::L (CPUs, non-periodic Global solves; see packed).
   static constexpr bool kPacks = W > 1 && W % LanePack<T>::L == 0 && !Periodic && !Scratch;
 
+  /// Whether a thread's full set of lanes of a contiguous batch runs as one
+  /// pack through transposed blocks (CPUs, non-periodic Global solves; see
+  /// solve_contiguous_pack).
+  static constexpr bool kContiguousPack = KBAND_HOST_VECTOR_PACKS && W == LanePack<T>::L && !Periodic && !Scratch &&
+                                          batch_traits<BX>::layout == Layout::Contiguous;
+
   KOKKOS_FUNCTION void operator()(const member_type& m) const {
     int nl;
     const int s0 = this->first_system(m, nl);
@@ -176,6 +182,12 @@ struct PentaPerSystem : ThomasBase<Exec, BX, batch_value_t<BX>, W>,
     if constexpr (kPacks) {
       if (nl == W && packed(m, s0)) {
         for (int k = 0; k < W / LanePack<T>::L; ++k) solve_packed(m, s0 + k * LanePack<T>::L);
+        return;
+      }
+    }
+    if constexpr (kContiguousPack) {
+      if (nl == W) {
+        solve_contiguous_pack(m, s0);
         return;
       }
     }
@@ -290,6 +302,88 @@ struct PentaPerSystem : ThomasBase<Exec, BX, batch_value_t<BX>, W>,
         z[1][k] = z[0][k], z[0][k] = xj;
         P::vstore(xp + j * xrs, k, xj);
       }
+    finish_pack(s, check);
+  }
+
+  /// The non-periodic Global solve of the L = LanePack<T>::L systems from s
+  /// of a contiguous batch (CPUs) as one pack, thomas' transposed blocks
+  /// (ThomasPerSystem::solve_contiguous_pack): blocks of kRows rows of a .. e
+  /// and y copied into a buffer that holds the L systems side by side, p and
+  /// q to the workspace in that form, z to x through the buffer; the
+  /// recurrences and the pivot check are solve_packed's.
+  static constexpr int kRows = 32;
+  KOKKOS_INLINE_FUNCTION void solve_contiguous_pack(const member_type& m, const int s) const {
+    using P = LanePack<T>;
+    using V = typename P::V;
+    constexpr int K = P::K, L = P::L, B = kRows;
+    const int n = this->n;
+    const LaneStore<T> st = this->store(m, s, kBufs);
+    T* const pw = &st(0, 0, 0);  // row j of p at pw + j L
+    T* const qw = &st(1, 0, 0);
+    const T* const src[6] = {&a(s, 0), &b(s, 0), &c(s, 0), &d(s, 0), &e(s, 0), &y(s, 0)};
+    const size_t ls[6] = {batch_traits<BA>::lane_stride(a), batch_traits<BB>::lane_stride(b),
+                          batch_traits<BC>::lane_stride(c), batch_traits<BD>::lane_stride(d),
+                          batch_traits<BE>::lane_stride(e), batch_traits<BY>::lane_stride(y)};
+    T* const xp = &x(s, 0);
+    const size_t xls = batch_traits<BX>::lane_stride(x);
+    alignas(64) T buf[6][B * L];  // a, b, c, d, e, y (then z, then x)
+    T* const zb = buf[5];
+    const V zero{};
+    V p[2][K], q[2][K], z[2][K], check = zero;
+    for (int k = 0; k < K; ++k) p[0][k] = p[1][k] = q[0][k] = q[1][k] = z[0][k] = z[1][k] = zero;
+    for (int j0 = 0; j0 < n; j0 += B) {
+      const int nb = n - j0 < B ? n - j0 : B;
+      if (j0 + B < n)
+        for (int v = 0; v < 6; ++v) prefetch_rows<L>(src[v], ls[v], j0 + B, n - j0 - B < B ? n - j0 - B : B);
+      for (int v = 0; v < 6; ++v) rows_to_pack<L>(src[v], ls[v], j0, nb, buf[v]);
+      for (int u = 0; u < nb; ++u) {
+        const int j = j0 + u;
+        // entries outside the matrix count as 0 (penta_mask)
+        const bool ua = j >= 2, ub = j >= 1, ud = j <= n - 2, ue = j <= n - 3;
+        for (int k = 0; k < K; ++k) {
+          const V al = ua ? P::vload(buf[0] + u * L, k) : zero;
+          const V bl = ub ? P::vload(buf[1] + u * L, k) : zero;
+          const V dl = ud ? P::vload(buf[3] + u * L, k) : zero;
+          const V el = ue ? P::vload(buf[4] + u * L, k) : zero;
+          const V beta = bl - al * p[1][k];
+          const V mu = P::vload(buf[2] + u * L, k) - al * q[1][k] - beta * p[0][k];
+          const V w = T(1) / mu;
+          check += mu * w;
+          const V pj = (dl - beta * q[0][k]) * w, qj = el * w;
+          const V zj = (P::vload(zb + u * L, k) - al * z[1][k] - beta * z[0][k]) * w;
+          p[1][k] = p[0][k], p[0][k] = pj;
+          q[1][k] = q[0][k], q[0][k] = qj;
+          z[1][k] = z[0][k], z[0][k] = zj;
+          P::vstore(pw + static_cast<size_t>(j) * L, k, pj);
+          P::vstore(qw + static_cast<size_t>(j) * L, k, qj);
+          P::vstore(zb + u * L, k, zj);
+        }
+      }
+      pack_to_rows<L>(zb, xp, xls, j0, nb);
+    }
+    for (int k = 0; k < K; ++k) z[0][k] = z[1][k] = zero;
+    for (int j0 = (n - 1) / B * B; j0 >= 0; j0 -= B) {
+      const int nb = n - j0 < B ? n - j0 : B;
+      rows_to_pack<L>(static_cast<const T*>(xp), xls, j0, nb, zb);
+      for (int u = nb - 1; u >= 0; --u) {
+        const size_t j = static_cast<size_t>(j0 + u);
+        for (int k = 0; k < K; ++k) {
+          const V xj =
+              P::vload(zb + u * L, k) - P::vload(pw + j * L, k) * z[0][k] - P::vload(qw + j * L, k) * z[1][k];
+          z[1][k] = z[0][k], z[0][k] = xj;
+          P::vstore(zb + u * L, k, xj);
+        }
+      }
+      pack_to_rows<L>(zb, xp, xls, j0, nb);
+    }
+    finish_pack(s, check);
+  }
+
+  /// info and NaN for the L systems of a pack from s whose pivot check
+  /// (the sum of mu * (1/mu)) is not finite.
+  template <class V>
+  KOKKOS_INLINE_FUNCTION void finish_pack(const int s, const V& check) const {
+    using P = LanePack<T>;
     T csum[P::E];
     __builtin_memcpy(csum, &check, sizeof(check));
     bool ok = true;
@@ -297,7 +391,7 @@ struct PentaPerSystem : ThomasBase<Exec, BX, batch_value_t<BX>, W>,
     for (int l = 0; l < P::L; ++l) {
       info(s + l) = ok ? 0 : first_bad_pivot(s + l);
       if (info(s + l) != 0)
-        for (int j = 0; j < n; ++j) x(s + l, j) = this->nan;
+        for (int j = 0; j < this->n; ++j) x(s + l, j) = this->nan;
     }
   }
 

@@ -218,6 +218,31 @@ KOKKOS_INLINE_FUNCTION bool packs_adjacent(const int s0, const int np, const Bs&
   return true;
 }
 
+/// Transposed blocks of contiguous systems (CPUs): rows j0 .. j0+nb-1 of the
+/// L systems at p (system l at p + l ls, its rows consecutive) to or from a
+/// buffer that holds them side by side (row u at buf + u L).
+template <int L, class T>
+KOKKOS_INLINE_FUNCTION void rows_to_pack(const T* p, const size_t ls, const int j0, const int nb, T* buf) {
+  for (int l = 0; l < L; ++l)
+    for (int u = 0; u < nb; ++u) buf[u * L + l] = p[l * ls + j0 + u];
+}
+template <int L, class T>
+KOKKOS_INLINE_FUNCTION void pack_to_rows(const T* buf, T* p, const size_t ls, const int j0, const int nb) {
+  for (int l = 0; l < L; ++l)
+    for (int u = 0; u < nb; ++u) p[l * ls + j0 + u] = buf[u * L + l];
+}
+/// Asks the CPU's caches for rows j0 .. j0+nb-1 of the L systems at p (a
+/// block ahead of the one being copied; no-op elsewhere).
+template <int L, class T>
+KOKKOS_INLINE_FUNCTION void prefetch_rows(const T* p, const size_t ls, const int j0, const int nb) {
+#if KBAND_HOST_VECTOR_PACKS
+  for (int l = 0; l < L; ++l)
+    for (int u = 0; u < nb; u += 64 / static_cast<int>(sizeof(T))) __builtin_prefetch(p + l * ls + j0 + u);
+#else
+  (void)p, (void)ls, (void)j0, (void)nb;
+#endif
+}
+
 /// Where a thread keeps the rows of its forward-pass intermediates. A slot
 /// holds `nbuf` arrays of n rows for each of the thread's W lanes.
 template <class T>
@@ -564,23 +589,17 @@ struct ThomasPerSystem : ThomasBase<Exec, BX, batch_value_t<BX>, W> {
     for (int k = 0; k < K; ++k) cprev[k] = y[k] = zero;
     for (int j0 = 0; j0 < n; j0 += B) {
       const int nb = n - j0 < B ? n - j0 : B;
-#if KBAND_HOST_VECTOR_PACKS
-      if (j0 + B < n)
-        for (int l = 0; l < L; ++l)
-          for (int u = 0; u < B; u += 64 / static_cast<int>(sizeof(T))) {
-            __builtin_prefetch(ap + l * als + j0 + B + u);
-            __builtin_prefetch(bp + l * bls + j0 + B + u);
-            __builtin_prefetch(cp + l * cls + j0 + B + u);
-            __builtin_prefetch(dp + l * dls + j0 + B + u);
-          }
-#endif
-      for (int l = 0; l < L; ++l)
-        for (int u = 0; u < nb; ++u) {
-          ab[u * L + l] = ap[l * als + j0 + u];
-          bb[u * L + l] = bp[l * bls + j0 + u];
-          cb[u * L + l] = cp[l * cls + j0 + u];
-          db[u * L + l] = dp[l * dls + j0 + u];
-        }
+      if (j0 + B < n) {
+        const int na = n - j0 - B < B ? n - j0 - B : B;
+        prefetch_rows<L>(ap, als, j0 + B, na);
+        prefetch_rows<L>(bp, bls, j0 + B, na);
+        prefetch_rows<L>(cp, cls, j0 + B, na);
+        prefetch_rows<L>(dp, dls, j0 + B, na);
+      }
+      rows_to_pack<L>(ap, als, j0, nb, ab);
+      rows_to_pack<L>(bp, bls, j0, nb, bb);
+      rows_to_pack<L>(cp, cls, j0, nb, cb);
+      rows_to_pack<L>(dp, dls, j0, nb, db);
       for (int u = 0; u < nb; ++u) {
         const int j = j0 + u;
         // a(s, 0) and c(s, n-1) count as 0
@@ -596,22 +615,19 @@ struct ThomasPerSystem : ThomasBase<Exec, BX, batch_value_t<BX>, W> {
           P::vstore(cw + static_cast<size_t>(j) * L, k, cprev[k]);
         }
       }
-      for (int l = 0; l < L; ++l)
-        for (int u = 0; u < nb; ++u) xp[l * xls + j0 + u] = db[u * L + l];
+      pack_to_rows<L>(db, xp, xls, j0, nb);
     }
     // x_j = y_j - c'_j x_{j+1}, from x_n = 0 (c'_{n-1} = 0)
     for (int k = 0; k < K; ++k) y[k] = zero;
     for (int j0 = (n - 1) / B * B; j0 >= 0; j0 -= B) {
       const int nb = n - j0 < B ? n - j0 : B;
-      for (int l = 0; l < L; ++l)
-        for (int u = 0; u < nb; ++u) db[u * L + l] = xp[l * xls + j0 + u];
+      rows_to_pack<L>(static_cast<const T*>(xp), xls, j0, nb, db);
       for (int u = nb - 1; u >= 0; --u)
         for (int k = 0; k < K; ++k) {
           y[k] = P::vload(db + u * L, k) - P::vload(cw + static_cast<size_t>(j0 + u) * L, k) * y[k];
           P::vstore(db + u * L, k, y[k]);
         }
-      for (int l = 0; l < L; ++l)
-        for (int u = 0; u < nb; ++u) xp[l * xls + j0 + u] = db[u * L + l];
+      pack_to_rows<L>(db, xp, xls, j0, nb);
     }
     T csum[P::E];
     __builtin_memcpy(csum, &check, sizeof(check));
