@@ -304,12 +304,13 @@ void penta(const Exec& exec, const PentadiagonalFactor<T, Mem>& factor, const BY
   // past Registers' sizes with systems for an eighth of the device's threads
   // (H100, 2^27 points, n = 256..2048: 1.56-2.02x the copy time against
   // 1.91-2.25x for Global; at n = 4096, 32768 systems, Global's 2.07-2.13x
-  // against 2.44-2.49x), on hosts always (one core of an AMD EPYC, 2^20
-  // points, n = 64..4096: 1.0-1.7x faster than Global; contiguous batches
-  // within 7 %, so they keep Global)
-  // hosts: Auto takes the Global solve in vector packs where a thread's
-  // lanes are packs of 8 systems side by side (interleaved batches, grouped
-  // ones with SZ a multiple of 8; PentaShared::kPacks)
+  // against 2.44-2.49x), on hosts where the lanes do not pack (periodic
+  // factors, grouped SZ not a multiple of 8; one core of an AMD EPYC, 2^20
+  // points, n = 64..4096: 1.0-1.7x faster than Global lane by lane;
+  // contiguous batches within 7 %, so they keep Global). Hosts take the
+  // Global solve in vector packs where a thread's lanes are packs of 8
+  // systems side by side (PentaShared::kPacks; one core of a Xeon, n =
+  // 64..4096: grouped 0.66-0.79 ns a point against Recompute's 2.6-2.7)
   const bool device = impl::is_device_exec<Exec>::value;
   constexpr bool host_packs = !impl::is_device_exec<Exec>::value && W > 1 && W % impl::LanePack<T>::L == 0;
   const bool packs = host_packs && !factor.periodic();

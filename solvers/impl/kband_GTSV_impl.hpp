@@ -428,11 +428,7 @@ KBAND_UNROLL
       x1[k] = bi[k] / di[k];
       x2[k] = zero;
     }
-    T csum[P::E];
-    __builtin_memcpy(csum, &check, sizeof(check));
-    bool ok = true;
-    for (int e = 0; e < P::E; ++e) ok = ok && csum[e] - csum[e] == T(0);
-    if (!ok) {
+    if (!P::finite(check)) {
       this->template solve<0>(m, s, P::L);
       return;
     }

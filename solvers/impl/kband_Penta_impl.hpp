@@ -132,6 +132,55 @@ struct PentaArgs {
   Info info;
 };
 
+/// The per-system elimination on a pack of LanePack systems as vectors
+/// (CPUs): p, q and z of the last two rows, vector by vector (index 0: row
+/// j-1 forward, j+1 backward; 1: row j-2, j+2), and the pivot check (the sum
+/// of mu * (1/mu), not finite once a pivot is zero or not finite).
+template <class T>
+struct PentaPackRows {
+  using P = LanePack<T>;
+  using V = typename P::V;
+  static constexpr int K = P::K;
+  V p[2][K], q[2][K], z[2][K], check;
+  KOKKOS_INLINE_FUNCTION PentaPackRows() {
+    const V zero{};
+    check = zero;
+    for (int k = 0; k < K; ++k) p[0][k] = p[1][k] = q[0][k] = q[1][k] = z[0][k] = z[1][k] = zero;
+  }
+  /// Row j (of n) forward, vector k: the row's a .. e and y at r[0] .. r[5]
+  /// (entries outside the matrix count as 0, penta_mask); its p, q, z out.
+  KOKKOS_INLINE_FUNCTION void forward(const int j, const int n, const int k, const T* const (&r)[6], V& pj, V& qj,
+                                      V& zj) {
+    const V zero{};
+    const V al = j >= 2 ? P::vload(r[0], k) : zero;
+    const V bl = j >= 1 ? P::vload(r[1], k) : zero;
+    const V dl = j <= n - 2 ? P::vload(r[3], k) : zero;
+    const V el = j <= n - 3 ? P::vload(r[4], k) : zero;
+    const V beta = bl - al * p[1][k];
+    const V mu = P::vload(r[2], k) - al * q[1][k] - beta * p[0][k];
+    const V w = T(1) / mu;
+    check += mu * w;
+    pj = (dl - beta * q[0][k]) * w;
+    qj = el * w;
+    zj = (P::vload(r[5], k) - al * z[1][k] - beta * z[0][k]) * w;
+    p[1][k] = p[0][k], p[0][k] = pj;
+    q[1][k] = q[0][k], q[0][k] = qj;
+    z[1][k] = z[0][k], z[0][k] = zj;
+  }
+  /// Clears the state before the backward pass.
+  KOKKOS_INLINE_FUNCTION void turn() {
+    const V zero{};
+    for (int k = 0; k < K; ++k) z[0][k] = z[1][k] = zero;
+  }
+  /// Row j backward, vector k: x_j = z_j - p_j x_{j+1} - q_j x_{j+2} from the
+  /// row's z, p, q at zr, pr, qr.
+  KOKKOS_INLINE_FUNCTION V backward(const int k, const T* zr, const T* pr, const T* qr) {
+    const V xj = P::vload(zr, k) - P::vload(pr, k) * z[0][k] - P::vload(qr, k) * z[1][k];
+    z[1][k] = z[0][k], z[0][k] = xj;
+    return xj;
+  }
+};
+
 // ---------------------------------------------------------------------------
 // Per-system coefficients.
 // ---------------------------------------------------------------------------
@@ -268,41 +317,22 @@ struct PentaPerSystem : ThomasBase<Exec, BX, batch_value_t<BX>, W>,
     const size_t crs = batch_traits<BC>::row_stride(c), drs = batch_traits<BD>::row_stride(d);
     const size_t ers = batch_traits<BE>::row_stride(e), yrs = batch_traits<BY>::row_stride(y);
     const size_t xrs = batch_traits<BX>::row_stride(x);
-    const V zero{};
-    // index 0: row j-1 forward (j+1 backward), 1: row j-2 (j+2)
-    V p[2][K], q[2][K], z[2][K], check = zero;
-    for (int k = 0; k < K; ++k) p[0][k] = p[1][k] = q[0][k] = q[1][k] = z[0][k] = z[1][k] = zero;
+    PentaPackRows<T> pk;
     for (int j = 0; j < n; ++j) {
-      // entries outside the matrix count as 0 (penta_mask)
-      const bool ua = j >= 2, ub = j >= 1, ud = j <= n - 2, ue = j <= n - 3;
+      const T* const r[6] = {ap + j * ars, bp + j * brs, cp + j * crs, dp + j * drs, ep + j * ers, yp + j * yrs};
       for (int k = 0; k < K; ++k) {
-        const V al = ua ? P::vload(ap + j * ars, k) : zero;
-        const V bl = ub ? P::vload(bp + j * brs, k) : zero;
-        const V dl = ud ? P::vload(dp + j * drs, k) : zero;
-        const V el = ue ? P::vload(ep + j * ers, k) : zero;
-        const V beta = bl - al * p[1][k];
-        const V mu = P::vload(cp + j * crs, k) - al * q[1][k] - beta * p[0][k];
-        const V w = T(1) / mu;
-        check += mu * w;
-        const V pj = (dl - beta * q[0][k]) * w, qj = el * w;
-        const V zj = (P::vload(yp + j * yrs, k) - al * z[1][k] - beta * z[0][k]) * w;
-        p[1][k] = p[0][k], p[0][k] = pj;
-        q[1][k] = q[0][k], q[0][k] = qj;
-        z[1][k] = z[0][k], z[0][k] = zj;
+        V pj, qj, zj;
+        pk.forward(j, n, k, r, pj, qj, zj);
         P::vstore(pw + j * st.row, k, pj);
         P::vstore(qw + j * st.row, k, qj);
         P::vstore(xp + j * xrs, k, zj);
       }
     }
-    for (int k = 0; k < K; ++k) z[0][k] = z[1][k] = zero;
+    pk.turn();
     for (int j = n - 1; j >= 0; --j)
-      for (int k = 0; k < K; ++k) {
-        const V xj = P::vload(xp + j * xrs, k) - P::vload(pw + j * st.row, k) * z[0][k] -
-                     P::vload(qw + j * st.row, k) * z[1][k];
-        z[1][k] = z[0][k], z[0][k] = xj;
-        P::vstore(xp + j * xrs, k, xj);
-      }
-    finish_pack(s, check);
+      for (int k = 0; k < K; ++k)
+        P::vstore(xp + j * xrs, k, pk.backward(k, xp + j * xrs, pw + j * st.row, qw + j * st.row));
+    finish_pack(s, pk.check);
   }
 
   /// The non-periodic Global solve of the L = LanePack<T>::L systems from s
@@ -328,55 +358,37 @@ struct PentaPerSystem : ThomasBase<Exec, BX, batch_value_t<BX>, W>,
     const size_t xls = batch_traits<BX>::lane_stride(x);
     alignas(64) T buf[6][B * L];  // a, b, c, d, e, y (then z, then x)
     T* const zb = buf[5];
-    const V zero{};
-    V p[2][K], q[2][K], z[2][K], check = zero;
-    for (int k = 0; k < K; ++k) p[0][k] = p[1][k] = q[0][k] = q[1][k] = z[0][k] = z[1][k] = zero;
+    PentaPackRows<T> pk;
     for (int j0 = 0; j0 < n; j0 += B) {
       const int nb = n - j0 < B ? n - j0 : B;
       if (j0 + B < n)
         for (int v = 0; v < 6; ++v) prefetch_rows<L>(src[v], ls[v], j0 + B, n - j0 - B < B ? n - j0 - B : B);
       for (int v = 0; v < 6; ++v) rows_to_pack<L>(src[v], ls[v], j0, nb, buf[v]);
       for (int u = 0; u < nb; ++u) {
-        const int j = j0 + u;
-        // entries outside the matrix count as 0 (penta_mask)
-        const bool ua = j >= 2, ub = j >= 1, ud = j <= n - 2, ue = j <= n - 3;
+        const size_t j = static_cast<size_t>(j0 + u);
+        const T* const r[6] = {buf[0] + u * L, buf[1] + u * L, buf[2] + u * L,
+                               buf[3] + u * L, buf[4] + u * L, zb + u * L};
         for (int k = 0; k < K; ++k) {
-          const V al = ua ? P::vload(buf[0] + u * L, k) : zero;
-          const V bl = ub ? P::vload(buf[1] + u * L, k) : zero;
-          const V dl = ud ? P::vload(buf[3] + u * L, k) : zero;
-          const V el = ue ? P::vload(buf[4] + u * L, k) : zero;
-          const V beta = bl - al * p[1][k];
-          const V mu = P::vload(buf[2] + u * L, k) - al * q[1][k] - beta * p[0][k];
-          const V w = T(1) / mu;
-          check += mu * w;
-          const V pj = (dl - beta * q[0][k]) * w, qj = el * w;
-          const V zj = (P::vload(zb + u * L, k) - al * z[1][k] - beta * z[0][k]) * w;
-          p[1][k] = p[0][k], p[0][k] = pj;
-          q[1][k] = q[0][k], q[0][k] = qj;
-          z[1][k] = z[0][k], z[0][k] = zj;
-          P::vstore(pw + static_cast<size_t>(j) * L, k, pj);
-          P::vstore(qw + static_cast<size_t>(j) * L, k, qj);
+          V pj, qj, zj;
+          pk.forward(j0 + u, n, k, r, pj, qj, zj);
+          P::vstore(pw + j * L, k, pj);
+          P::vstore(qw + j * L, k, qj);
           P::vstore(zb + u * L, k, zj);
         }
       }
       pack_to_rows<L>(zb, xp, xls, j0, nb);
     }
-    for (int k = 0; k < K; ++k) z[0][k] = z[1][k] = zero;
+    pk.turn();
     for (int j0 = (n - 1) / B * B; j0 >= 0; j0 -= B) {
       const int nb = n - j0 < B ? n - j0 : B;
       rows_to_pack<L>(static_cast<const T*>(xp), xls, j0, nb, zb);
       for (int u = nb - 1; u >= 0; --u) {
         const size_t j = static_cast<size_t>(j0 + u);
-        for (int k = 0; k < K; ++k) {
-          const V xj =
-              P::vload(zb + u * L, k) - P::vload(pw + j * L, k) * z[0][k] - P::vload(qw + j * L, k) * z[1][k];
-          z[1][k] = z[0][k], z[0][k] = xj;
-          P::vstore(zb + u * L, k, xj);
-        }
+        for (int k = 0; k < K; ++k) P::vstore(zb + u * L, k, pk.backward(k, zb + u * L, pw + j * L, qw + j * L));
       }
       pack_to_rows<L>(zb, xp, xls, j0, nb);
     }
-    finish_pack(s, check);
+    finish_pack(s, pk.check);
   }
 
   /// info and NaN for the L systems of a pack from s whose pivot check
@@ -384,10 +396,7 @@ struct PentaPerSystem : ThomasBase<Exec, BX, batch_value_t<BX>, W>,
   template <class V>
   KOKKOS_INLINE_FUNCTION void finish_pack(const int s, const V& check) const {
     using P = LanePack<T>;
-    T csum[P::E];
-    __builtin_memcpy(csum, &check, sizeof(check));
-    bool ok = true;
-    for (int i = 0; i < P::E; ++i) ok = ok && csum[i] - csum[i] == T(0);
+    const bool ok = P::finite(check);
     for (int l = 0; l < P::L; ++l) {
       info(s + l) = ok ? 0 : first_bad_pivot(s + l);
       if (info(s + l) != 0)

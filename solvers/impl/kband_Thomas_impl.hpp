@@ -201,6 +201,14 @@ struct LanePack {
     return t;
   }
   KOKKOS_INLINE_FUNCTION static void vstore(T* p, int k, const V t) { __builtin_memcpy(p + k * E, &t, sizeof(V)); }
+  /// Whether every lane of t is finite (the packed solves' pivot checks).
+  KOKKOS_INLINE_FUNCTION static bool finite(const V t) {
+    T v[E];
+    __builtin_memcpy(v, &t, sizeof(V));
+    bool ok = true;
+    for (int e = 0; e < E; ++e) ok = ok && v[e] - v[e] == T(0);
+    return ok;
+  }
 };
 
 /// Whether the L systems from s of batch v lie at consecutive addresses (as
@@ -548,15 +556,7 @@ struct ThomasPerSystem : ThomasBase<Exec, BX, batch_value_t<BX>, W> {
         y[k] = P::vload(xp + j * xrs, k) - P::vload(cw + j * st.row, k) * y[k];
         P::vstore(xp + j * xrs, k, y[k]);
       }
-    T csum[P::E];
-    __builtin_memcpy(csum, &check, sizeof(check));
-    bool ok = true;
-    for (int e = 0; e < P::E; ++e) ok = ok && csum[e] - csum[e] == T(0);
-    for (int l = 0; l < P::L; ++l) {
-      info(s + l) = ok ? 0 : first_bad_pivot(s + l);
-      if (info(s + l) != 0)
-        for (int j = 0; j < n; ++j) x(s + l, j) = this->nan;
-    }
+    finish_pack(s, P::finite(check));
   }
 
   /// The non-periodic Global solve of the L = LanePack<T>::L systems from s
@@ -629,14 +629,17 @@ struct ThomasPerSystem : ThomasBase<Exec, BX, batch_value_t<BX>, W> {
         }
       pack_to_rows<L>(db, xp, xls, j0, nb);
     }
-    T csum[P::E];
-    __builtin_memcpy(csum, &check, sizeof(check));
-    bool ok = true;
-    for (int e = 0; e < P::E; ++e) ok = ok && csum[e] - csum[e] == T(0);
-    for (int l = 0; l < L; ++l) {
+    finish_pack(s, P::finite(check));
+  }
+
+  /// info and NaN for the LanePack<T>::L systems of a pack from s whose
+  /// pivot check failed (ok false): each one's first bad row, as the lane
+  /// loops would give it.
+  KOKKOS_INLINE_FUNCTION void finish_pack(const int s, const bool ok) const {
+    for (int l = 0; l < LanePack<T>::L; ++l) {
       info(s + l) = ok ? 0 : first_bad_pivot(s + l);
       if (info(s + l) != 0)
-        for (int j = 0; j < n; ++j) x(s + l, j) = this->nan;
+        for (int j = 0; j < this->n; ++j) x(s + l, j) = this->nan;
     }
   }
 
