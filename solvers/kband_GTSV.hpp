@@ -177,9 +177,7 @@ void gtsv(const Exec& exec, const BA& a, const BB& b, const BC& c, const BD& d, 
       int ts = device ? (opt.team_size > 0 ? opt.team_size : 64) : 1;
       if (device) ts = (ts + RR - 1) / RR * RR;
       if (nsys == 0) return;
-      if (ws.extent(0) < R::workspace(nsys, n))
-        ws = decltype(ws)(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, std::string("kband::gtsv::ws")),
-                          R::workspace(nsys, n));
+      impl::grow_workspace(exec, ws, R::workspace(nsys, n), "kband::gtsv::ws");
       const typename R::Base base{nsys, n, false, 0, ws, std::numeric_limits<T>::quiet_NaN()};
       impl::Team<Exec> policy(exec, (nsys + ts - 1) / ts, ts);
       policy.set_scratch_size(0, Kokkos::PerTeam(R::scratch_bytes(ts)));
@@ -200,9 +198,7 @@ void gtsv(const Exec& exec, const BA& a, const BB& b, const BC& c, const BD& d, 
     og.variant = Variant::Global;
     og.team_size = opt.team_size > 0 ? opt.team_size : 128;
     const impl::ThomasGeometry g = impl::thomas_geometry<Exec, T>(fn, nsys, n, W, 0, og, false);
-    if (ws.extent(0) < R::workspace(nsys, n))
-      ws = decltype(ws)(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, std::string("kband::gtsv::ws")),
-                        R::workspace(nsys, n));
+    impl::grow_workspace(exec, ws, R::workspace(nsys, n), "kband::gtsv::ws");
     const typename R::Base base{nsys, n, false, 0, ws, std::numeric_limits<T>::quiet_NaN()};
     impl::launch_thomas(fn, exec, g, R(base, a, b, c, d, x, info));
     return;
@@ -210,9 +206,7 @@ void gtsv(const Exec& exec, const BA& a, const BB& b, const BC& c, const BD& d, 
   using K = impl::GTSVPerSystem<Exec, BA, BB, BC, BD, BX, Info, W, U>;
   const impl::ThomasGeometry g = impl::thomas_geometry<Exec, T>(fn, nsys, n, W, K::nbuf_scratch, opt,
                                                                 tx::layout == Layout::Contiguous);
-  if (!g.scratch && ws.extent(0) < gtsv_workspace_size(x))
-    ws = decltype(ws)(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, std::string("kband::gtsv::ws")),
-                      gtsv_workspace_size(x));
+  if (!g.scratch) impl::grow_workspace(exec, ws, gtsv_workspace_size(x), "kband::gtsv::ws");
   typename K::Base base{nsys, n, g.scratch, g.scratch_level, ws, std::numeric_limits<T>::quiet_NaN()};
   impl::launch_thomas(fn, exec, g, K(base, a, b, c, d, x, info));
 }

@@ -120,9 +120,7 @@ void penta_per_system(const char* fn, const Exec& exec, const BA& a, const BB& b
       SolveOptions og = opt;
       og.variant = Variant::Global;
       const ThomasGeometry g = thomas_geometry<Exec, T>(fn, nsys, n, WC, 3, og, true);
-      const size_t need = WorkspaceMap<tx::layout, tx::sz>::extent(nsys, n) * 2;
-      if (ws.extent(0) < need)
-        ws = decltype(ws)(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, std::string("kband::penta::ws")), need);
+      grow_workspace(exec, ws, WorkspaceMap<tx::layout, tx::sz>::extent(nsys, n) * 2, "kband::penta::ws");
       const ThomasBase<Exec, BX, T, WC> base{nsys, n, false, 0, ws, std::numeric_limits<T>::quiet_NaN()};
       launch_thomas(fn, exec, g, PentaPerSystem<Exec, BA, BB, BC, BD, BE, BY, BX, Info, WC, 1, false, false>(base, args));
       return;
@@ -132,11 +130,8 @@ void penta_per_system(const char* fn, const Exec& exec, const BA& a, const BB& b
   constexpr int U = thomas_unroll<Exec, BX>::value;
   const ThomasGeometry g = thomas_geometry<Exec, T>(fn, nsys, n, W, Periodic ? 5 : 3, opt,
                                                      tx::layout == Layout::Contiguous);
-  if (!g.scratch) {
-    const size_t need = WorkspaceMap<tx::layout, tx::sz>::extent(nsys, n) * (Periodic ? 4 : 2);
-    if (ws.extent(0) < need)
-      ws = decltype(ws)(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, std::string("kband::penta::ws")), need);
-  }
+  if (!g.scratch)
+    grow_workspace(exec, ws, WorkspaceMap<tx::layout, tx::sz>::extent(nsys, n) * (Periodic ? 4 : 2), "kband::penta::ws");
   using Base = ThomasBase<Exec, BX, T, W>;
   const Base base{nsys, n, g.scratch, g.scratch_level, ws, std::numeric_limits<T>::quiet_NaN()};
   if (g.scratch)

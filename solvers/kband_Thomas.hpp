@@ -425,9 +425,7 @@ void thomas_per_system(const char* fn, const Exec& exec, const BA& a, const BB& 
       SolveOptions og = opt;
       og.variant = Variant::Global;
       const ThomasGeometry g = thomas_geometry<Exec, T>(fn, nsys, n, WC, 2, og, true);
-      const size_t need = WorkspaceMap<tx::layout, tx::sz>::extent(nsys, n);
-      if (ws.extent(0) < need)
-        ws = decltype(ws)(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, std::string("kband::thomas::ws")), need);
+      grow_workspace(exec, ws, WorkspaceMap<tx::layout, tx::sz>::extent(nsys, n), "kband::thomas::ws");
       const ThomasBase<Exec, BX, T, WC> base{nsys, n, false, 0, ws, std::numeric_limits<T>::quiet_NaN()};
       launch_thomas(fn, exec, g, ThomasPerSystem<Exec, BA, BB, BC, BD, BX, Info, WC, 1, false, false>(base, a, b, c, d, x, info));
       return;
@@ -437,12 +435,8 @@ void thomas_per_system(const char* fn, const Exec& exec, const BA& a, const BB& 
   constexpr int U = thomas_unroll<Exec, BX>::value;
   const ThomasGeometry g = thomas_geometry<Exec, T>(fn, nsys, n, W, Periodic ? 3 : 2, opt,
                                                      tx::layout == Layout::Contiguous);
-  if (!g.scratch) {
-    using WMap = WorkspaceMap<tx::layout, tx::sz>;
-    const size_t need = WMap::extent(nsys, n) * (Periodic ? 2 : 1);
-    if (ws.extent(0) < need)
-      ws = decltype(ws)(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, std::string("kband::thomas::ws")), need);
-  }
+  if (!g.scratch)
+    grow_workspace(exec, ws, WorkspaceMap<tx::layout, tx::sz>::extent(nsys, n) * (Periodic ? 2 : 1), "kband::thomas::ws");
   using Base = ThomasBase<Exec, BX, T, W>;
   Base base{nsys, n, g.scratch, g.scratch_level, ws, std::numeric_limits<T>::quiet_NaN()};
   if (g.scratch)

@@ -269,9 +269,8 @@ void thomas_parts(const char* fn, const Exec& exec, const FactorData<T, Mem>& f,
   const size_t need = inplace ? parts_workspace_size(f, nsys, Q) : 0;
   if (need == 0)
     ws = {};
-  else if (ws.extent(0) < need)
-    ws = decltype(ws)(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, std::string("kband::thomas::parts_ws")),
-                      need);
+  else
+    grow_workspace(exec, ws, need, "kband::thomas::parts_ws");
   const long items = static_cast<long>(nsys) * Q;
   // blocks of 128 threads, KBAND_RECOMPUTE_PARTS_MIN_BLOCKS of them a
   // multiprocessor on GPUs

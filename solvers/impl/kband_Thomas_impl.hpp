@@ -286,6 +286,14 @@ struct WorkspaceMap {
   }
 };
 
+/// Makes ws at least `need` elements long: a new View (`label`, not
+/// initialised) when it is shorter, so that a Global variant's workspace is
+/// allocated per call when the caller passes none or too short a one.
+template <class Exec, class WS>
+void grow_workspace(const Exec& exec, WS& ws, const size_t need, const char* label) {
+  if (ws.extent(0) < need) ws = WS(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, std::string(label)), need);
+}
+
 /// Launch geometry shared by the Thomas kernels.
 struct ThomasGeometry {
   int nsys = 0, n = 0;
