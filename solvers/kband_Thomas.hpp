@@ -128,7 +128,7 @@ struct thomas_lanes {
           ? 1
           : (L == Layout::Grouped ? (batch_traits<BX>::sz <= 32 ? batch_traits<BX>::sz : 32) : 8);
 };
-/// Lanes per CPU thread of the non-periodic Global shared-factor solve: two
+/// Lanes per CPU thread of the Global shared-factor solve: two
 /// packs of 8 where the batch puts 8 consecutive systems next to each other
 /// (the kernel advances both at once from KBAND_HOST_PAIR_ROWS rows on).
 template <class Exec, class BX, int W>
@@ -616,10 +616,13 @@ void thomas(const Exec& exec, const TridiagonalFactor<T, Mem>& factor, const BD&
   Base base{nsys, n, g.scratch, g.scratch_level, {}, std::numeric_limits<T>::quiet_NaN()};
   constexpr int WP = impl::shared_pack_lanes<Exec, BX, W>::value;
   if constexpr (WP != W) {
-    if (!factor.periodic() && !g.scratch) {
+    if (!g.scratch) {
       const impl::ThomasGeometry gp = impl::thomas_geometry<Exec, T>(fn, nsys, n, WP, 1, opt, false);
       const impl::ThomasBase<Exec, BX, T, WP> bp{nsys, n, false, 0, {}, std::numeric_limits<T>::quiet_NaN()};
-      impl::launch_thomas(fn, exec, gp, impl::ThomasShared<Exec, T, Mem, BD, BX, Info, WP, U, false, false>(bp, fd, d, x, info));
+      if (factor.periodic())
+        impl::launch_thomas(fn, exec, gp, impl::ThomasShared<Exec, T, Mem, BD, BX, Info, WP, U, true, false>(bp, fd, d, x, info));
+      else
+        impl::launch_thomas(fn, exec, gp, impl::ThomasShared<Exec, T, Mem, BD, BX, Info, WP, U, false, false>(bp, fd, d, x, info));
       return;
     }
   }

@@ -57,20 +57,43 @@ Defect plant(Case<T>& cs, int s, int kind) {
 }
 constexpr int kDefectKinds = 5;
 
+/// Makes system s of a periodic case with n = 3 singular with every pivot
+/// of kband's elimination (of T' = A - u v^T) nonzero: the Sherman-Morrison
+/// denominator 1 + v.T'^-1 u is then 0, exactly (every intermediate value is
+/// a short dyadic fraction, so float and double, fused or not, compute it
+/// without rounding). kband reports row n.
+template <class T>
+Defect plant_singular_correction(Case<T>& cs, int s) {
+  if (cs.n != 3 || !cs.periodic()) throw std::logic_error("plant_singular_correction: periodic n = 3 only");
+  const T a[3] = {2, -2, 2}, b[3] = {1, -2, 1}, c[3] = {4, -1, -2};
+  for (int j = 0; j < 3; ++j) {
+    cs.a[cs.coef(s, j)] = a[j];
+    cs.b[cs.coef(s, j)] = b[j];
+    cs.c[cs.coef(s, j)] = c[j];
+  }
+  return {s, 3, "singular periodic matrix (zero Sherman-Morrison denominator)"};
+}
+
+/// Defects in five systems of a batch of 3 SZ - 1 (on CPUs: in packs of 8
+/// and in the lanes after them), every variant: the defective systems get
+/// info and NaN, the others their solution. `correction`: the defect is
+/// plant_singular_correction's (periodic, n = 3), otherwise plant's kinds.
 template <class T, class L>
-void per_system_defects(Solver solver) {
+void per_system_defects(Solver solver, std::initializer_list<int> ns = {5, 32, 33, 64, 600},
+                        bool correction = false) {
   // n = 32 (double) and 64 (float): the two-segment Registers kernel,
   // launched directly (one chunk a segment, so every backend serves it; a
   // defect in each half); n <= 64 (double) and 128 (float): the
   // four-segment one (n = 33 in double, 64 in float: defects in the middle
   // segments, whose c' and y wait in level-1 scratch); n = 600: on GPUs
   // kband::thomas takes that kernel itself (interleaved, grouped)
-  for (int n : {5, 32, 33, 64, 600}) {
+  for (int n : ns) {
     const int nsys = 3 * L::sz - 1;  // >= 11
     Case<T> cs = get_case<T>(solver, Family::Dominant, n, nsys);  // a copy: edited below
     const int systems[kDefectKinds] = {0, 2, nsys / 2, nsys - 1, 1};
     std::vector<Defect> defects;
-    for (int k = 0; k < kDefectKinds; ++k) defects.push_back(plant(cs, systems[k], k));
+    for (int k = 0; k < kDefectKinds; ++k)
+      defects.push_back(correction ? plant_singular_correction(cs, systems[k]) : plant(cs, systems[k], k));
     std::vector<int> expected(nsys, 0);
     for (const Defect& d : defects) expected[d.s] = d.info;
 
@@ -124,6 +147,9 @@ TYPED_TEST(ThomasInfo, PerSystemPivots) {
 }
 TYPED_TEST(ThomasInfo, PeriodicPivots) {
   per_system_defects<typename TypeParam::value_type, typename TypeParam::layout>(Solver::Periodic);
+}
+TYPED_TEST(ThomasInfo, PeriodicSingularCorrection) {
+  per_system_defects<typename TypeParam::value_type, typename TypeParam::layout>(Solver::Periodic, {3}, true);
 }
 
 // A shared factor with a bad pivot: factor.info() reports the row, and every
@@ -207,6 +233,77 @@ TYPED_TEST(ThomasInfo, RecoversAfterFailure) {
           << kband::variant_name(v) << " s=" << s;
     }
   }
+}
+
+/// flush_subnormal (scalar and a CPU pack's vectors): subnormal values to 0,
+/// everything else, NaN and infinities included, as it is.
+template <class T>
+void check_flush_subnormal() {
+  using kband::impl::flush_subnormal;
+  const T mn = std::numeric_limits<T>::min(), inf = std::numeric_limits<T>::infinity();
+  const T keep[] = {mn, -mn, T(1), T(-3.5), inf, -inf, std::numeric_limits<T>::max()};
+  for (T v : keep) EXPECT_EQ(flush_subnormal(v), v) << v;
+  const T gone[] = {mn / T(2), -mn / T(4), std::numeric_limits<T>::denorm_min(), T(0), -T(0)};
+  for (T v : gone) EXPECT_EQ(flush_subnormal(v), T(0)) << v;
+  EXPECT_TRUE(std::isnan(flush_subnormal(nan_value<T>())));
+  using P = kband::impl::LanePack<T>;
+  T in[P::L] = {mn / T(2), T(2), -mn, nan_value<T>(), -inf, T(0), -mn / T(8), T(-1)}, out[P::L];
+  for (int k = 0; k < P::K; ++k) P::vstore(out, k, P::flush_subnormal(P::vload(in, k)));
+  for (int l = 0; l < P::L; ++l) {
+    const T want = flush_subnormal(in[l]);
+    if (std::isnan(want))
+      EXPECT_TRUE(std::isnan(out[l])) << "lane " << l;
+    else
+      EXPECT_EQ(out[l], want) << "lane " << l;
+  }
+}
+TEST(PeriodicCorrection, FlushSubnormal) {
+  check_flush_subnormal<float>();
+  check_flush_subnormal<double>();
+}
+
+/// A periodic factor whose correction vectors decay through the subnormal
+/// range (b = 4, a = c = 1/2: by about 8 a row): z and g hold none, and
+/// solves with it still match the dense reference.
+template <class T>
+void check_factor_without_subnormals() {
+  const int n = std::is_same<T, float>::value ? 200 : 1000, nsys = 9;
+  Exec exec;
+  Kokkos::View<T*> a("a", n), b("b", n), c("c", n);
+  Kokkos::deep_copy(a, T(0.5));
+  Kokkos::deep_copy(b, T(4));
+  Kokkos::deep_copy(c, T(0.5));
+  kband::TridiagonalFactor<T> f(exec, a, b, c, kband::Boundary::Periodic);
+  ASSERT_EQ(f.info(), 0);
+  auto hz = Kokkos::create_mirror_view(f.data().z);
+  auto hg = Kokkos::create_mirror_view(f.data().g);
+  Kokkos::deep_copy(hz, f.data().z);
+  Kokkos::deep_copy(hg, f.data().g);
+  int zeros = 0;
+  for (int j = 0; j < n; ++j) {
+    EXPECT_NE(std::fpclassify(hz(j)), FP_SUBNORMAL) << "z(" << j << ")";
+    EXPECT_NE(std::fpclassify(hg(j)), FP_SUBNORMAL) << "g(" << j << ")";
+    zeros += hz(j) == T(0) ? 1 : 0;
+  }
+  EXPECT_GT(zeros, 0) << "the test's z did not decay past the normal range";
+  // x(s, j) = 1 + s: d = (a + b + c) x
+  kband::InterleavedBatch<T> d("d", nsys, n), x("x", nsys, n);
+  auto hd = Kokkos::create_mirror_view(d);
+  for (int s = 0; s < nsys; ++s)
+    for (int j = 0; j < n; ++j) hd(s, j) = T(5) * T(1 + s);
+  Kokkos::deep_copy(d, hd);
+  Kokkos::deep_copy(x, nan_value<T>());
+  Kokkos::View<int*> info("info", nsys);
+  kband::thomas(exec, f, d, x, info);
+  auto hx = Kokkos::create_mirror_view(x);
+  Kokkos::deep_copy(hx, x);
+  for (int s = 0; s < nsys; ++s)
+    for (int j = 0; j < n; ++j)
+      ASSERT_NEAR(hx(s, j), T(1 + s), T(1 + s) * Tol<T>::dominant) << "s=" << s << " j=" << j;
+}
+TEST(PeriodicCorrection, FactorWithoutSubnormals) {
+  check_factor_without_subnormals<float>();
+  check_factor_without_subnormals<double>();
 }
 
 }  // namespace

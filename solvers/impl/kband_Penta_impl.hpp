@@ -451,8 +451,9 @@ struct PentaPerSystem : ThomasBase<Exec, BX, batch_value_t<BX>, W>,
         st(1, j, l) = qj;
         zref(st, s0, j, l) = zj;
         if (Periodic) {
-          const T v1 = (S.cor[l].u1(j, n) - al * S.v1[1][l] - beta * S.v1[0][l]) * w;
-          const T v2 = (S.cor[l].u2(j, n) - al * S.v2[1][l] - beta * S.v2[0][l]) * w;
+          // the correction's columns decay: no subnormal values (flush_subnormal)
+          const T v1 = flush_subnormal((S.cor[l].u1(j, n) - al * S.v1[1][l] - beta * S.v1[0][l]) * w);
+          const T v2 = flush_subnormal((S.cor[l].u2(j, n) - al * S.v2[1][l] - beta * S.v2[0][l]) * w);
           S.v1[1][l] = S.v1[0][l], S.v1[0][l] = v1;
           S.v2[1][l] = S.v2[0][l], S.v2[0][l] = v2;
           st(kU1, j, l) = v1;
@@ -482,8 +483,8 @@ struct PentaPerSystem : ThomasBase<Exec, BX, batch_value_t<BX>, W>,
         const T xj = zv[u][l] - p * S.z[0][l] - q * S.z[1][l];
         S.z[1][l] = S.z[0][l], S.z[0][l] = xj;
         if (Periodic) {
-          const T v1 = v1v[u][l] - p * S.v1[0][l] - q * S.v1[1][l];
-          const T v2 = v2v[u][l] - p * S.v2[0][l] - q * S.v2[1][l];
+          const T v1 = flush_subnormal(v1v[u][l] - p * S.v1[0][l] - q * S.v1[1][l]);
+          const T v2 = flush_subnormal(v2v[u][l] - p * S.v2[0][l] - q * S.v2[1][l]);
           S.v1[1][l] = S.v1[0][l], S.v1[0][l] = v1;
           S.v2[1][l] = S.v2[0][l], S.v2[0][l] = v2;
           st(kU1, j, l) = v1;
@@ -615,6 +616,14 @@ struct PentaFactorKernel {
       solve2(h00, h01, h10, h11, T(0), T(1), i01, i11);
       if (!ok) bad = n;
       f.hinv(0) = i00, f.hinv(1) = i01, f.hinv(2) = i10, f.hinv(3) = i11;
+      // Z and G decay away from the corners: no subnormal values for the
+      // solves to multiply (see flush_subnormal)
+      for (int j = 0; j < n; ++j) {
+        f.z1(j) = flush_subnormal(f.z1(j));
+        f.z2(j) = flush_subnormal(f.z2(j));
+        f.g1(j) = flush_subnormal(f.g1(j));
+        f.g2(j) = flush_subnormal(f.g2(j));
+      }
     }
     if (f.tk > 1) tables();
     f.info() = bad;

@@ -141,7 +141,7 @@ KBAND_UNROLL
     if (u < nr) xp[u * xrs] = v[u];
 }
 
-/// Eight lanes of T as K vectors V of E lanes, for the CPU lane loops of the non-periodic
+/// Eight lanes of T as K vectors V of E lanes, for the CPU lane loops of the
 /// Global Thomas solves (per-system and shared factor) on batches that put
 /// eight consecutive systems next to each other: a thread's recurrences then
 /// stay in vector registers. Host compilers with GNU vector extensions get
@@ -201,6 +201,11 @@ struct LanePack {
     return t;
   }
   KOKKOS_INLINE_FUNCTION static void vstore(T* p, int k, const V t) { __builtin_memcpy(p + k * E, &t, sizeof(V)); }
+  /// flush_subnormal lane by lane.
+  KOKKOS_INLINE_FUNCTION static V flush_subnormal(const V v) {
+    const V m = V{} + real_limits<T>::min_normal();
+    return (v < m) & (v > -m) ? V{} + T(0) : v;
+  }
   /// Whether every lane of t is finite (the packed solves' pivot checks).
   KOKKOS_INLINE_FUNCTION static bool finite(const V t) {
     T v[E];
@@ -417,8 +422,8 @@ struct ThomasPerSystem : ThomasBase<Exec, BX, batch_value_t<BX>, W> {
   KOKKOS_FUNCTION void operator()(const member_type& m) const { this->by_lanes(*this, m); }
 
   /// Whether a thread's full set of lanes may run as packs of
-  /// LanePack<T>::L (CPUs, non-periodic Global solves; see packed).
-  static constexpr bool kPacks = W > 1 && W % LanePack<T>::L == 0 && !Periodic && !Scratch;
+  /// LanePack<T>::L (CPUs, Global solves; see packed).
+  static constexpr bool kPacks = W > 1 && W % LanePack<T>::L == 0 && !Scratch;
 
   /// Whether a thread's full set of lanes of a contiguous batch runs as one
   /// pack through transposed blocks (CPUs, non-periodic Global solves; see
@@ -429,7 +434,8 @@ struct ThomasPerSystem : ThomasBase<Exec, BX, batch_value_t<BX>, W> {
   template <int NL>
   KOKKOS_INLINE_FUNCTION void solve(const member_type& m, const int s0, const int nl) const {
     if constexpr (kPacks && NL == W) {
-      if (packed(m, s0)) {
+      // (periodic systems of one row: the lane loops)
+      if ((!Periodic || this->n >= 2) && packed(m, s0)) {
         for (int k = 0; k < W / LanePack<T>::L; ++k) solve_packed(m, s0 + k * LanePack<T>::L);
         return;
       }
@@ -511,19 +517,22 @@ struct ThomasPerSystem : ThomasBase<Exec, BX, batch_value_t<BX>, W> {
     return packs_adjacent<L>(s0, W / L, a, b, c, d, x);
   }
 
-  /// The non-periodic Global solve of one pack of systems from s (CPUs): the
-  /// lane loops' operations, in their order, on vectors. Pivots are checked
-  /// once, at the end: a zero or non-finite pivot p (or an infinite 1/p)
-  /// makes p * (1/p) non-finite, and so the pack's sum of them; then every
-  /// lane is walked again on its own to find its first bad row for info, as
-  /// the lane loops would (a subnormal pivot whose inverse overflows passes
-  /// that walk, as it passes the lane loops). One vector for the sum leaves
-  /// SSE2's 16 registers enough for the recurrences.
+  /// The Global solve of one pack of systems from s (CPUs, n >= 2 when
+  /// periodic): the lane loops' operations, in their order, on vectors.
+  /// Pivots are checked once, at the end: a zero or non-finite pivot p (or
+  /// an infinite 1/p) makes p * (1/p) non-finite, and so the pack's sum of
+  /// them; then every lane is walked again on its own to find its first bad
+  /// row for info, as the lane loops would (a subnormal pivot whose inverse
+  /// overflows passes that walk, as it passes the lane loops). One vector
+  /// for the sum leaves SSE2's 16 registers enough for the recurrences.
+  /// Periodic: z (the correction's vector) runs beside y, to the workspace's
+  /// second buffer, and a third pass subtracts fact z from x.
   KOKKOS_INLINE_FUNCTION void solve_packed(const member_type& m, const int s) const {
     using P = LanePack<T>;
     const int n = this->n;
-    const LaneStore<T> st = this->store(m, s, 2);
+    const LaneStore<T> st = this->store(m, s, Periodic ? 3 : 2);
     T* const cw = &st(0, 0, 0);
+    T* const zw = Periodic ? &st(kZ, 0, 0) : nullptr;
     const T* const ap = &a(s, 0);
     const T* const bp = &b(s, 0);
     const T* const cp = &c(s, 0);
@@ -536,35 +545,76 @@ struct ThomasPerSystem : ThomasBase<Exec, BX, batch_value_t<BX>, W> {
     // SSE2's 16 registers (with whole packs GCC kept y on the stack)
     using V = typename P::V;
     constexpr int K = P::K;
-    V cprev[K], y[K], check = V{} + T(0);
+    const V zero = V{} + T(0);
+    V cprev[K], y[K], z[K], gam[K], ab[K], check = zero;
     for (int k = 0; k < K; ++k) {
-      const V piv = P::vload(bp, k), w = T(1) / piv;
+      V piv = P::vload(bp, k);
+      if (Periodic) {
+        // gamma = -b_0; beta alpha / gamma enters the last pivot
+        gam[k] = -piv;
+        ab[k] = P::vload(ap, k) * P::vload(cp + (n - 1) * crs, k) / gam[k];
+        piv = piv - gam[k];
+      }
+      const V w = T(1) / piv;
       check += piv * w;
-      cprev[k] = n > 1 ? P::vload(cp, k) * w : V{} + T(0);
+      cprev[k] = n > 1 ? P::vload(cp, k) * w : zero;
       y[k] = P::vload(dp, k) * w;
       P::vstore(cw, k, cprev[k]);
       P::vstore(xp, k, y[k]);
+      if (Periodic) {
+        z[k] = gam[k] * w;
+        P::vstore(zw, k, z[k]);
+      }
     }
     for (int j = 1; j < n; ++j) {
+      const bool last = j == n - 1;
       for (int k = 0; k < K; ++k) {
         const V al = P::vload(ap + j * ars, k);
-        const V piv = P::vload(bp + j * brs, k) - al * cprev[k];
+        V piv = P::vload(bp + j * brs, k) - al * cprev[k];
+        if (Periodic && last) piv -= ab[k];
         const V w = T(1) / piv;
         check += piv * w;
         y[k] = (P::vload(dp + j * drs, k) - al * y[k]) * w;
         P::vstore(xp + j * xrs, k, y[k]);
-        if (j < n - 1) {
+        if (!last) {
           cprev[k] = P::vload(cp + j * crs, k) * w;
           P::vstore(cw + j * st.row, k, cprev[k]);
+        }
+        if (Periodic) {
+          // z_j = (alpha [j = n-1] - a_j z_{j-1}) / pivot, alpha = c_{n-1}
+          z[k] = P::flush_subnormal(((last ? P::vload(cp + j * crs, k) : zero) - al * z[k]) * w);
+          P::vstore(zw + j * st.row, k, z[k]);
         }
       }
     }
     for (int j = n - 2; j >= 0; --j)
       for (int k = 0; k < K; ++k) {
-        y[k] = P::vload(xp + j * xrs, k) - P::vload(cw + j * st.row, k) * y[k];
+        const V cj = P::vload(cw + j * st.row, k);
+        y[k] = P::vload(xp + j * xrs, k) - cj * y[k];
         P::vstore(xp + j * xrs, k, y[k]);
+        if (Periodic) {
+          z[k] = P::flush_subnormal(P::vload(zw + j * st.row, k) - cj * z[k]);
+          P::vstore(zw + j * st.row, k, z[k]);
+        }
       }
-    finish_pack(s, P::finite(check));
+    if constexpr (Periodic) {
+      // y, z hold y_0, z_0; y_{n-1}, z_{n-1} are still stored. x = y - fact z
+      V dcheck = zero, fact[K];
+      alignas(64) T den[P::L];
+      for (int k = 0; k < K; ++k) {
+        const V r = P::vload(ap, k) / gam[k];
+        const V dk = T(1) + z[k] + r * P::vload(zw + (n - 1) * st.row, k);
+        dcheck += dk * (T(1) / dk);
+        fact[k] = (y[k] + r * P::vload(xp + (n - 1) * xrs, k)) / dk;
+        P::vstore(den, k, dk);
+      }
+      for (int j = 0; j < n; ++j)
+        for (int k = 0; k < K; ++k)
+          P::vstore(xp + j * xrs, k, P::vload(xp + j * xrs, k) - fact[k] * P::vload(zw + j * st.row, k));
+      finish_pack(s, P::finite(check + dcheck), den);
+    } else {
+      finish_pack(s, P::finite(check));
+    }
   }
 
   /// The non-periodic Global solve of the L = LanePack<T>::L systems from s
@@ -642,23 +692,30 @@ struct ThomasPerSystem : ThomasBase<Exec, BX, batch_value_t<BX>, W> {
 
   /// info and NaN for the LanePack<T>::L systems of a pack from s whose
   /// pivot check failed (ok false): each one's first bad row, as the lane
-  /// loops would give it.
-  KOKKOS_INLINE_FUNCTION void finish_pack(const int s, const bool ok) const {
+  /// loops would give it (periodic: n when the pivots are fine but the
+  /// lane's correction denominator den[l] is not).
+  KOKKOS_INLINE_FUNCTION void finish_pack(const int s, const bool ok, const T* den = nullptr) const {
     for (int l = 0; l < LanePack<T>::L; ++l) {
-      info(s + l) = ok ? 0 : first_bad_pivot(s + l);
+      int bad = ok ? 0 : first_bad_pivot(s + l);
+      if (!ok && bad == 0 && den != nullptr && !usable_pivot(den[l])) bad = this->n;
+      info(s + l) = bad;
       if (info(s + l) != 0)
         for (int j = 0; j < this->n; ++j) x(s + l, j) = this->nan;
     }
   }
 
-  /// The row (1-based) of system s's first zero or non-finite pivot, 0 if none.
+  /// The row (1-based) of system s's first zero or non-finite pivot (the
+  /// periodic pivots where periodic), 0 if none.
   KOKKOS_INLINE_FUNCTION int first_bad_pivot(const int s) const {
     const int n = this->n;
     T piv = b(s, 0);
+    const T gam = -piv, beta = Periodic ? a(s, 0) : T(0), alpha = Periodic ? c(s, n - 1) : T(0);
+    if (Periodic) piv = piv - gam;
     if (!usable_pivot(piv)) return 1;
     T cprev = n > 1 ? c(s, 0) * (T(1) / piv) : T(0);
     for (int j = 1; j < n; ++j) {
       piv = b(s, j) - a(s, j) * cprev;
+      if (Periodic && j == n - 1) piv -= alpha * beta / gam;
       if (!usable_pivot(piv)) return j + 1;
       cprev = j < n - 1 ? c(s, j) * (T(1) / piv) : T(0);
     }
@@ -697,7 +754,7 @@ struct ThomasPerSystem : ThomasBase<Exec, BX, batch_value_t<BX>, W> {
         if (!Last) st(0, j, l) = S.cprev[l];
         yref(st, xo, j, l) = S.yprev[l];
         if (Periodic) {
-          S.zprev[l] = ((Last ? S.alpha[l] : T(0)) - al * S.zprev[l]) * w;
+          S.zprev[l] = flush_subnormal(((Last ? S.alpha[l] : T(0)) - al * S.zprev[l]) * w);
           st(kZ, j, l) = S.zprev[l];
         }
       }
@@ -719,7 +776,7 @@ struct ThomasPerSystem : ThomasBase<Exec, BX, batch_value_t<BX>, W> {
       for (int l = 0; l < nlc; ++l) {
         S.yprev[l] = yv[u][l] - cv[u][l] * S.yprev[l];
         if (Periodic) {
-          S.zprev[l] = zv[u][l] - cv[u][l] * S.zprev[l];
+          S.zprev[l] = flush_subnormal(zv[u][l] - cv[u][l] * S.zprev[l]);
           st(kZ, j, l) = S.zprev[l];
           yref(st, xo, j, l) = S.yprev[l];
         } else {
@@ -807,10 +864,9 @@ struct ThomasShared
   using Shared::x;
   using Shared::info;
 
-  /// Whether a thread's lanes run as packs of LanePack<T>::L (CPUs,
-  /// non-periodic Global solves of interleaved or grouped batches; see
-  /// shared_pack_lanes).
-  static constexpr bool kPacks = W > 1 && W % LanePack<T>::L == 0 && !Periodic && !Scratch;
+  /// Whether a thread's lanes run as packs of LanePack<T>::L (CPUs, Global
+  /// solves of interleaved or grouped batches; see shared_pack_lanes).
+  static constexpr bool kPacks = W > 1 && W % LanePack<T>::L == 0 && !Scratch;
 
   template <int NL>
   KOKKOS_INLINE_FUNCTION void solve(const member_type& m, const int s0, const int nl) const {
@@ -881,8 +937,8 @@ struct ThomasShared
     return packs_adjacent<LanePack<T>::L>(s0, np, d, x);
   }
 
-  /// The non-periodic Global solve of G packs from s0 (CPUs): the lane
-  /// loops' operations, in their order, on vectors; G packs advance together.
+  /// The Global solve of G packs from s0 (CPUs): the lane loops'
+  /// operations, in their order, on vectors; G packs advance together.
   template <int G>
   KOKKOS_INLINE_FUNCTION void solve_packed(const int s0) const {
     using P = LanePack<T>;
@@ -892,32 +948,47 @@ struct ThomasShared
     const size_t drs = batch_traits<BD>::row_stride(d), xrs = batch_traits<BX>::row_stride(x);
     const T* dp[G];
     T* xp[G];
-    V y[G][K];
-    const T w0 = f.w(0);
+    V y[G][K], dot[G][K];
+    const T w0 = f.w(0), g0 = Periodic ? f.g(0) : T(0);
     for (int g = 0; g < G; ++g) {
       dp[g] = &d(s0 + g * P::L, 0);
       xp[g] = &x(s0 + g * P::L, 0);
       for (int k = 0; k < K; ++k) {
-        y[g][k] = P::vload(dp[g], k) * w0;
+        const V dv = P::vload(dp[g], k);
+        y[g][k] = dv * w0;
+        if (Periodic) dot[g][k] = g0 * dv;
         P::vstore(xp[g], k, y[g][k]);
       }
     }
     // y_j = d_j w_j - (a_j w_j) y_{j-1}: a multiplication and a subtraction
     // on the recurrence's chain, not three operations
     for (int j = 1; j < n; ++j) {
-      const T wj = f.w(j), awj = f.a(j) * wj;
+      const T wj = f.w(j), awj = f.a(j) * wj, gj = Periodic ? f.g(j) : T(0);
       for (int g = 0; g < G; ++g)
         for (int k = 0; k < K; ++k) {
-          y[g][k] = P::vload(dp[g] + j * drs, k) * wj - awj * y[g][k];
+          const V dv = P::vload(dp[g] + j * drs, k);
+          y[g][k] = dv * wj - awj * y[g][k];
+          if (Periodic) dot[g][k] += gj * dv;
           P::vstore(xp[g] + j * xrs, k, y[g][k]);
         }
     }
+    // periodic: the Sherman-Morrison factor from g.d and y_{n-1}, then x =
+    // (the backward recurrence's value) - fact z, row by row
+    V fact[G][K];
+    if (Periodic) {
+      const T s0f = f.scal(0), s1f = f.scal(1), zl = f.z(n - 1);
+      for (int g = 0; g < G; ++g)
+        for (int k = 0; k < K; ++k) {
+          fact[g][k] = (dot[g][k] + s0f * y[g][k]) * s1f;
+          P::vstore(xp[g] + (n - 1) * xrs, k, y[g][k] - fact[g][k] * zl);
+        }
+    }
     for (int j = n - 2; j >= 0; --j) {
-      const T cj = f.cp(j);
+      const T cj = f.cp(j), zj = Periodic ? f.z(j) : T(0);
       for (int g = 0; g < G; ++g)
         for (int k = 0; k < K; ++k) {
           y[g][k] = P::vload(xp[g] + j * xrs, k) - cj * y[g][k];
-          P::vstore(xp[g] + j * xrs, k, y[g][k]);
+          P::vstore(xp[g] + j * xrs, k, Periodic ? y[g][k] - fact[g][k] * zj : y[g][k]);
         }
     }
     for (int l = 0; l < G * P::L; ++l) info(s0 + l) = 0;
@@ -1156,6 +1227,12 @@ struct FactorKernel {
       if (!usable_pivot(den)) bad = n;
       f.scal(0) = r;
       f.scal(1) = T(1) / den;
+      // z and g decay away from their ends: no subnormal values for the
+      // solves to multiply (see flush_subnormal)
+      for (int j = 0; j < n; ++j) {
+        f.z(j) = flush_subnormal(f.z(j));
+        f.g(j) = flush_subnormal(f.g(j));
+      }
     }
     f.info() = bad;
   }
