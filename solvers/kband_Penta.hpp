@@ -299,16 +299,17 @@ void penta(const Exec& exec, const PentadiagonalFactor<T, Mem>& factor, const BY
   // past Registers' sizes with systems for an eighth of the device's threads
   // (H100, 2^27 points, n = 256..2048: 1.56-2.02x the copy time against
   // 1.91-2.25x for Global; at n = 4096, 32768 systems, Global's 2.07-2.13x
-  // against 2.44-2.49x), on hosts where the lanes do not pack (periodic
-  // factors, grouped SZ not a multiple of 8; one core of an AMD EPYC, 2^20
+  // against 2.44-2.49x), on hosts where the lanes do not pack
+  // (grouped SZ not a multiple of 8; one core of an AMD EPYC, 2^20
   // points, n = 64..4096: 1.0-1.7x faster than Global lane by lane;
   // contiguous batches within 7 %, so they keep Global). Hosts take the
   // Global solve in vector packs where a thread's lanes are packs of 8
-  // systems side by side (PentaShared::kPacks; one core of a Xeon, n =
-  // 64..4096: grouped 0.66-0.79 ns a point against Recompute's 2.6-2.7)
+  // systems side by side (PentaShared::kPacks, periodic factors too; one
+  // core of a Xeon, n = 64..4096: grouped 0.66-0.79 ns a point against
+  // Recompute's 2.6-2.7)
   const bool device = impl::is_device_exec<Exec>::value;
   constexpr bool host_packs = !impl::is_device_exec<Exec>::value && W > 1 && W % impl::LanePack<T>::L == 0;
-  const bool packs = host_packs && !factor.periodic();
+  const bool packs = host_packs;
   if (opt.variant == Variant::Recompute ||
       (opt.variant == Variant::Auto && tx::layout != Layout::Contiguous && !packs &&
        (!device || static_cast<long>(nsys) * 8 >= static_cast<long>(exec.concurrency())))) {
@@ -331,11 +332,14 @@ void penta(const Exec& exec, const PentadiagonalFactor<T, Mem>& factor, const BY
   using impl::PentaShared;
   constexpr int WP = impl::shared_pack_lanes<Exec, BX, W>::value;
   if constexpr (WP != W) {
-    if (!factor.periodic() && !g.scratch) {
+    if (!g.scratch) {
       // two packs a thread (PentaShared::solve_packed)
       const impl::ThomasGeometry gp = impl::thomas_geometry<Exec, T>(fn, nsys, n, WP, 1, opt, false);
       const impl::ThomasBase<Exec, BX, T, WP> bp{nsys, n, false, 0, {}, nan};
-      impl::launch_thomas(fn, exec, gp, PentaShared<Exec, T, Mem, BY, BX, Info, WP, U, false, false>(bp, fd, y, x, info));
+      if (factor.periodic())
+        impl::launch_thomas(fn, exec, gp, PentaShared<Exec, T, Mem, BY, BX, Info, WP, U, true, false>(bp, fd, y, x, info));
+      else
+        impl::launch_thomas(fn, exec, gp, PentaShared<Exec, T, Mem, BY, BX, Info, WP, U, false, false>(bp, fd, y, x, info));
       return;
     }
   }

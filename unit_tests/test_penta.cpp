@@ -187,23 +187,27 @@ TYPED_TEST(PentaAccuracy, SharedRegistersAndRecompute) {
       }
     }
 }
-// Shared factors, non-periodic, Global and Auto, on batches whose CPU threads
-// run full packs of LanePack::L systems as vectors (PentaShared::solve_packed:
-// interleaved and grouped batches; two packs at once from
-// KBAND_HOST_PAIR_ROWS rows on), with a remainder of lanes solved lane by
-// lane; in place too. GPUs run the same cases through their own kernels.
+// Shared factors, periodic or not, Global and Auto, on batches whose CPU
+// threads run full packs of LanePack::L systems as vectors
+// (PentaShared::solve_packed: interleaved and grouped batches; two packs at
+// once from KBAND_HOST_PAIR_ROWS rows on), with a remainder of lanes solved
+// lane by lane; in place too. GPUs run the same cases through their own
+// kernels.
 TYPED_TEST(PentaAccuracy, SharedPacks) {
   using T = typename TestFixture::T;
   using L = typename TestFixture::L;
   using B = typename TestFixture::B;
   constexpr int pair = KBAND_HOST_PAIR_ROWS;
-  for (int n : {1, 2, 3, 5, 64, pair - 1, pair, pair + 3})
-    for (int nsys : {16, 37, 70})
-      for (kband::Variant v : {kband::Variant::Global, kband::Variant::Auto})
-        for (bool inplace : {false, true}) {
-          const bool served = run_penta<T, B>(PSolver::Shared, L::name(), n, nsys, v, 0, inplace, 0, nullptr);
-          EXPECT_TRUE(served) << "penta_shared " << L::name() << " n=" << n << " nsys=" << nsys;
-        }
+  for (PSolver solver : {PSolver::Shared, PSolver::SharedPeriodic})
+    for (int n : {1, 2, 3, 5, 64, pair - 1, pair, pair + 3}) {
+      if (psolver_periodic(solver) && n < 5) continue;
+      for (int nsys : {16, 37, 70})
+        for (kband::Variant v : {kband::Variant::Global, kband::Variant::Auto})
+          for (bool inplace : {false, true}) {
+            const bool served = run_penta<T, B>(solver, L::name(), n, nsys, v, 0, inplace, 0, nullptr);
+            EXPECT_TRUE(served) << psolver_name(solver) << " " << L::name() << " n=" << n << " nsys=" << nsys;
+          }
+    }
 }
 // Per-system coefficients in the Registers variant (kPentaRegisterRows = 8
 // rows a thread): systems of one chunk, one row short of and past whole

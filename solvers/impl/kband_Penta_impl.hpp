@@ -745,15 +745,17 @@ struct PentaShared : ThomasBase<Exec, BX, T, W> {
   }
 
   /// Whether a thread's full set of lanes may run as packs of
-  /// LanePack<T>::L (CPUs, non-periodic Global solves of interleaved and
-  /// grouped batches).
-  static constexpr bool kPacks = W > 1 && W % LanePack<T>::L == 0 && !Periodic && !Scratch;
+  /// LanePack<T>::L (CPUs, Global solves of interleaved and grouped
+  /// batches).
+  static constexpr bool kPacks = W > 1 && W % LanePack<T>::L == 0 && !Scratch;
 
-  /// The non-periodic Global solve of G packs of LanePack<T>::L systems from
-  /// s0 (CPUs): the lane loops' recurrences on vectors, z in x; G packs
-  /// advance together. Each step puts one multiply-add on the recurrence's
-  /// chain: z_j = (y_j w_j - (a_j w_j) z_{j-2}) - (beta_j w_j) z_{j-1},
-  /// x_j = (z_j - q_j x_{j+2}) - p_j x_{j+1}.
+  /// The Global solve of G packs of LanePack<T>::L systems from s0 (CPUs):
+  /// the lane loops' recurrences on vectors, z in x; G packs advance
+  /// together. Each step puts one multiply-add on the recurrence's chain:
+  /// z_j = (y_j w_j - (a_j w_j) z_{j-2}) - (beta_j w_j) z_{j-1},
+  /// x_j = (z_j - q_j x_{j+2}) - p_j x_{j+1}. Periodic: the forward pass
+  /// also sums (g1.y, g2.y), whose product with H^-1 weighs the columns z1,
+  /// z2 that the backward pass subtracts from each x_j.
   template <int G>
   KOKKOS_INLINE_FUNCTION void solve_packed(const int s0) const {
     using P = LanePack<T>;
@@ -764,32 +766,47 @@ struct PentaShared : ThomasBase<Exec, BX, T, W> {
     const T* yp[G];
     T* xp[G];
     V z1[G][K], z2[G][K];  // the last two rows' z (then x)
+    V r1[G][K], r2[G][K];  // periodic: g1.y, g2.y (then the weights of z1, z2)
     const V zero{};
     for (int g = 0; g < G; ++g) {
       yp[g] = &y(s0 + g * P::L, 0);
       xp[g] = &x(s0 + g * P::L, 0);
-      for (int k = 0; k < K; ++k) z1[g][k] = z2[g][k] = zero;
+      for (int k = 0; k < K; ++k) z1[g][k] = z2[g][k] = r1[g][k] = r2[g][k] = zero;
     }
     for (int j = 0; j < n; ++j) {
       const T wj = f.w(j), awj = f.a(j) * wj, bwj = f.beta(j) * wj;
+      const T g1 = Periodic ? f.g1(j) : T(0), g2 = Periodic ? f.g2(j) : T(0);
       for (int g = 0; g < G; ++g)
         for (int k = 0; k < K; ++k) {
-          const V t = P::vload(yp[g] + j * yrs, k) * wj - awj * z2[g][k];
+          const V yv = P::vload(yp[g] + j * yrs, k);
+          const V t = yv * wj - awj * z2[g][k];
           z2[g][k] = z1[g][k];
           z1[g][k] = t - bwj * z1[g][k];
           P::vstore(xp[g] + j * xrs, k, z1[g][k]);
+          if (Periodic) {
+            r1[g][k] += g1 * yv;
+            r2[g][k] += g2 * yv;
+          }
         }
     }
     for (int g = 0; g < G; ++g)
-      for (int k = 0; k < K; ++k) z1[g][k] = z2[g][k] = zero;
+      for (int k = 0; k < K; ++k) {
+        z1[g][k] = z2[g][k] = zero;
+        if (Periodic) {
+          const V w1 = f.hinv(0) * r1[g][k] + f.hinv(1) * r2[g][k];
+          r2[g][k] = f.hinv(2) * r1[g][k] + f.hinv(3) * r2[g][k];
+          r1[g][k] = w1;
+        }
+      }
     for (int j = n - 1; j >= 0; --j) {
       const T pj = f.p(j), qj = f.q(j);
+      const T c1 = Periodic ? f.z1(j) : T(0), c2 = Periodic ? f.z2(j) : T(0);
       for (int g = 0; g < G; ++g)
         for (int k = 0; k < K; ++k) {
           const V t = P::vload(xp[g] + j * xrs, k) - qj * z2[g][k];
           z2[g][k] = z1[g][k];
           z1[g][k] = t - pj * z1[g][k];
-          P::vstore(xp[g] + j * xrs, k, z1[g][k]);
+          P::vstore(xp[g] + j * xrs, k, Periodic ? z1[g][k] - r1[g][k] * c1 - r2[g][k] * c2 : z1[g][k]);
         }
     }
     for (int l = 0; l < G * P::L; ++l) info(s0 + l) = 0;
