@@ -417,17 +417,18 @@ void thomas_per_system(const char* fn, const Exec& exec, const BA& a, const BB& 
   // contiguous batches on CPUs, Global: a thread takes a pack of
   // LanePack<T>::L systems through transposed blocks
   // (ThomasPerSystem::solve_contiguous_pack; lane by lane, a thread runs one
-  // system, whose pivots' divisions lie on its chain)
-  if constexpr (!is_device_exec<Exec>::value && KBAND_HOST_VECTOR_PACKS && !Periodic &&
-                tx::layout == Layout::Contiguous) {
+  // system, whose pivots' divisions lie on its chain); periodic too
+  if constexpr (!is_device_exec<Exec>::value && KBAND_HOST_VECTOR_PACKS && tx::layout == Layout::Contiguous) {
     if (opt.variant == Variant::Auto || opt.variant == Variant::Global) {
       constexpr int WC = LanePack<T>::L;
       SolveOptions og = opt;
       og.variant = Variant::Global;
-      const ThomasGeometry g = thomas_geometry<Exec, T>(fn, nsys, n, WC, 2, og, true);
-      grow_workspace(exec, ws, WorkspaceMap<tx::layout, tx::sz>::extent(nsys, n), "kband::thomas::ws");
+      const ThomasGeometry g = thomas_geometry<Exec, T>(fn, nsys, n, WC, Periodic ? 3 : 2, og, true);
+      grow_workspace(exec, ws, WorkspaceMap<tx::layout, tx::sz>::extent(nsys, n) * (Periodic ? 2 : 1),
+                     "kband::thomas::ws");
       const ThomasBase<Exec, BX, T, WC> base{nsys, n, false, 0, ws, std::numeric_limits<T>::quiet_NaN()};
-      launch_thomas(fn, exec, g, ThomasPerSystem<Exec, BA, BB, BC, BD, BX, Info, WC, 1, false, false>(base, a, b, c, d, x, info));
+      launch_thomas(fn, exec, g,
+                    ThomasPerSystem<Exec, BA, BB, BC, BD, BX, Info, WC, 1, Periodic, false>(base, a, b, c, d, x, info));
       return;
     }
   }

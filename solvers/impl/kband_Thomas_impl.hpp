@@ -426,9 +426,9 @@ struct ThomasPerSystem : ThomasBase<Exec, BX, batch_value_t<BX>, W> {
   static constexpr bool kPacks = W > 1 && W % LanePack<T>::L == 0 && !Scratch;
 
   /// Whether a thread's full set of lanes of a contiguous batch runs as one
-  /// pack through transposed blocks (CPUs, non-periodic Global solves; see
+  /// pack through transposed blocks (CPUs, Global solves; see
   /// solve_contiguous_pack).
-  static constexpr bool kContiguousPack = KBAND_HOST_VECTOR_PACKS && W == LanePack<T>::L && !Periodic && !Scratch &&
+  static constexpr bool kContiguousPack = KBAND_HOST_VECTOR_PACKS && W == LanePack<T>::L && !Scratch &&
                                           batch_traits<BX>::layout == Layout::Contiguous;
 
   template <int NL>
@@ -617,22 +617,26 @@ struct ThomasPerSystem : ThomasBase<Exec, BX, batch_value_t<BX>, W> {
     }
   }
 
-  /// The non-periodic Global solve of the L = LanePack<T>::L systems from s
-  /// of a contiguous batch (CPUs) as one pack: each block of kRows rows of a,
-  /// b, c, d is copied, system by system (runs of consecutive elements), into
-  /// a thread-local buffer whose rows hold the L systems side by side; the
+  /// The Global solve of the L = LanePack<T>::L systems from s of a
+  /// contiguous batch (CPUs) as one pack: each block of kRows rows of a, b,
+  /// c, d is copied, system by system (runs of consecutive elements), into a
+  /// thread-local buffer whose rows hold the L systems side by side; the
   /// recurrences then run on vectors, as in solve_packed, c' goes to the
   /// workspace in that form (the L systems' part of it, L n elements), and y
   /// to x through the buffer, system by system. The backward pass reads x
   /// back the same way. Lane by lane the pivots' division lies on each row's
-  /// chain; packed, L chains share it.
+  /// chain; packed, L chains share it. Periodic: z beside y (to the
+  /// workspace's second buffer, in the same form), then a third pass through
+  /// x subtracts fact z, as solve_packed does.
   static constexpr int kRows = 32;
   KOKKOS_INLINE_FUNCTION void solve_contiguous_pack(const member_type& m, const int s) const {
     using P = LanePack<T>;
     using V = typename P::V;
     constexpr int K = P::K, L = P::L, B = kRows;
     const int n = this->n;
-    T* const cw = this->store(m, s, 2).base;  // row j of c' at cw + j L
+    const LaneStore<T> st = this->store(m, s, Periodic ? 3 : 2);
+    T* const cw = st.base;           // row j of c' at cw + j L
+    T* const zw = st.base + st.buf;  // periodic: row j of z at zw + j L
     const T* const ap = &a(s, 0);
     const T* const bp = &b(s, 0);
     const T* const cp = &c(s, 0);
@@ -643,8 +647,19 @@ struct ThomasPerSystem : ThomasBase<Exec, BX, batch_value_t<BX>, W> {
     const size_t xls = batch_traits<BX>::lane_stride(x);
     alignas(64) T ab[B * L], bb[B * L], cb[B * L], db[B * L];
     const V zero{};
-    V cprev[K], y[K], check = zero;
-    for (int k = 0; k < K; ++k) cprev[k] = y[k] = zero;
+    V cprev[K], y[K], z[K], gam[K], beta[K], alpha[K], check = zero;
+    for (int k = 0; k < K; ++k) cprev[k] = y[k] = z[k] = zero;
+    if (Periodic) {
+      // gamma = -b_0; a(s, 0) = beta and c(s, n-1) = alpha couple the ends
+      rows_to_pack<L>(ap, als, 0, 1, ab);
+      rows_to_pack<L>(bp, bls, 0, 1, bb);
+      rows_to_pack<L>(cp, cls, n - 1, 1, cb);
+      for (int k = 0; k < K; ++k) {
+        gam[k] = -P::vload(bb, k);
+        beta[k] = P::vload(ab, k);
+        alpha[k] = P::vload(cb, k);
+      }
+    }
     for (int j0 = 0; j0 < n; j0 += B) {
       const int nb = n - j0 < B ? n - j0 : B;
       if (j0 + B < n) {
@@ -660,34 +675,75 @@ struct ThomasPerSystem : ThomasBase<Exec, BX, batch_value_t<BX>, W> {
       rows_to_pack<L>(dp, dls, j0, nb, db);
       for (int u = 0; u < nb; ++u) {
         const int j = j0 + u;
-        // a(s, 0) and c(s, n-1) count as 0
+        // a(s, 0) and c(s, n-1) count as 0 (periodic: they enter the
+        // corrected pivots of rows 0 and n-1 and z)
         const bool ua = j > 0, uc = j < n - 1;
         for (int k = 0; k < K; ++k) {
           const V al = ua ? P::vload(ab + u * L, k) : zero;
-          const V piv = P::vload(bb + u * L, k) - al * cprev[k];
+          V piv = P::vload(bb + u * L, k) - al * cprev[k];
+          if (Periodic && j == 0) piv = piv - gam[k];
+          if (Periodic && !uc) piv -= alpha[k] * beta[k] / gam[k];
           const V w = T(1) / piv;
           check += piv * w;
           y[k] = (P::vload(db + u * L, k) - al * y[k]) * w;
           cprev[k] = uc ? P::vload(cb + u * L, k) * w : zero;
           P::vstore(db + u * L, k, y[k]);
           P::vstore(cw + static_cast<size_t>(j) * L, k, cprev[k]);
+          if (Periodic) {
+            const V u0 = j == 0 ? gam[k] : (uc ? zero : alpha[k]);
+            z[k] = P::flush_subnormal((u0 - al * z[k]) * w);
+            P::vstore(zw + static_cast<size_t>(j) * L, k, z[k]);
+          }
         }
       }
       pack_to_rows<L>(db, xp, xls, j0, nb);
     }
-    // x_j = y_j - c'_j x_{j+1}, from x_n = 0 (c'_{n-1} = 0)
-    for (int k = 0; k < K; ++k) y[k] = zero;
+    // x_j = y_j - c'_j x_{j+1}, from x_n = 0 (c'_{n-1} = 0); z alike
+    V ylast[K], zlast[K];
+    for (int k = 0; k < K; ++k) {
+      ylast[k] = y[k], zlast[k] = z[k];
+      y[k] = z[k] = zero;
+    }
     for (int j0 = (n - 1) / B * B; j0 >= 0; j0 -= B) {
       const int nb = n - j0 < B ? n - j0 : B;
       rows_to_pack<L>(static_cast<const T*>(xp), xls, j0, nb, db);
       for (int u = nb - 1; u >= 0; --u)
         for (int k = 0; k < K; ++k) {
-          y[k] = P::vload(db + u * L, k) - P::vload(cw + static_cast<size_t>(j0 + u) * L, k) * y[k];
+          const size_t o = static_cast<size_t>(j0 + u) * L;
+          const V cj = P::vload(cw + o, k);
+          y[k] = P::vload(db + u * L, k) - cj * y[k];
           P::vstore(db + u * L, k, y[k]);
+          if (Periodic) {
+            z[k] = P::flush_subnormal(P::vload(zw + o, k) - cj * z[k]);
+            P::vstore(zw + o, k, z[k]);
+          }
         }
       pack_to_rows<L>(db, xp, xls, j0, nb);
     }
-    finish_pack(s, P::finite(check));
+    if constexpr (Periodic) {
+      // y, z hold y_0, z_0: x = y - fact z, block by block
+      V dcheck = zero, fact[K];
+      alignas(64) T den[L];
+      for (int k = 0; k < K; ++k) {
+        const V r = beta[k] / gam[k];
+        const V dk = T(1) + z[k] + r * zlast[k];
+        dcheck += dk * (T(1) / dk);
+        fact[k] = (y[k] + r * ylast[k]) / dk;
+        P::vstore(den, k, dk);
+      }
+      for (int j0 = 0; j0 < n; j0 += B) {
+        const int nb = n - j0 < B ? n - j0 : B;
+        rows_to_pack<L>(static_cast<const T*>(xp), xls, j0, nb, db);
+        for (int u = 0; u < nb; ++u)
+          for (int k = 0; k < K; ++k)
+            P::vstore(db + u * L, k,
+                      P::vload(db + u * L, k) - fact[k] * P::vload(zw + static_cast<size_t>(j0 + u) * L, k));
+        pack_to_rows<L>(db, xp, xls, j0, nb);
+      }
+      finish_pack(s, P::finite(check + dcheck), den);
+    } else {
+      finish_pack(s, P::finite(check));
+    }
   }
 
   /// info and NaN for the LanePack<T>::L systems of a pack from s whose
