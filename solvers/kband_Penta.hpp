@@ -90,10 +90,28 @@ void check_penta_args(const char* fn, const BA& a, const BB& b, const BC& c, con
           concat(fn, ": x must not alias a, b, c, d or e (it may alias y)"));
 }
 
+/// Threads a team of the non-periodic Scratch variant takes when Auto picks
+/// it (GPUs, interleaved and grouped batches): a warp's load covers 128 bytes
+/// of a row (16 doubles, 32 floats), halved while a team's rows (3 values a
+/// row a thread) pass 24 KB, so that 9 teams share a multiprocessor, down to
+/// 64 bytes; 0 when they do not fit (n > 128): Auto then takes Global.
+/// H100, 2^27 points, double, bw/copy interleaved / grouped: n = 64 (16
+/// threads) 0.94 / 0.97 against Registers' 0.82 / 0.88; n = 128 (8) 0.65 /
+/// 0.71 against 0.59 / 0.63; float n = 64 (32) 0.93 / 0.96 against 0.65 /
+/// 0.72, n = 128 (16) 0.66 / 0.74 against 0.35 / 0.51; n = 256 in 8 threads
+/// lost to Global in both types (0.49 against 0.51 in float).
+template <class T>
+int penta_scratch_team(int n) {
+  const size_t rows = static_cast<size_t>(n) * 3 * sizeof(T);
+  for (int ts = 128 / static_cast<int>(sizeof(T)); ts >= 64 / static_cast<int>(sizeof(T)); ts /= 2)
+    if (rows * ts <= 24 * 1024) return ts;
+  return 0;
+}
+
 template <bool Periodic, class Exec, class BA, class BB, class BC, class BD, class BE, class BY, class BX,
           class Info>
 void penta_per_system(const char* fn, const Exec& exec, const BA& a, const BB& b, const BC& c, const BD& d,
-                      const BE& e, const BY& y, const BX& x, const Info& info, const SolveOptions& opt,
+                      const BE& e, const BY& y, const BX& x, const Info& info, const SolveOptions& opt_in,
                       Kokkos::View<batch_value_t<BX>*, typename batch_traits<BX>::memory_space> ws) {
   ProfilingRegion region(fn);
   using T = batch_value_t<BX>;
@@ -101,6 +119,15 @@ void penta_per_system(const char* fn, const Exec& exec, const BA& a, const BB& b
   check_penta_args<Exec>(fn, a, b, c, d, e, y, x, info, Periodic ? 5 : 1);
   const int nsys = tx::nsys(x), n = tx::n(x);
   const PentaArgs<BA, BB, BC, BD, BE, BY, BX, Info> args{a, b, c, d, e, y, x, info};
+  SolveOptions opt = opt_in;
+  // Auto with a team_size keeps the other variants unless those threads'
+  // rows fit the same 24 KB
+  const int sts = penta_scratch_team<T>(n);
+  if (is_device_exec<Exec>::value && !Periodic && tx::layout != Layout::Contiguous && opt.variant == Variant::Auto &&
+      sts > 0 && static_cast<size_t>(n) * 3 * sizeof(T) * (opt.team_size > 0 ? opt.team_size : sts) <= 24 * 1024) {
+    opt.variant = Variant::Scratch;
+    if (opt.team_size <= 0) opt.team_size = sts;
+  }
   if (!Periodic && (opt.variant == Variant::Registers || opt.variant == Variant::Auto)) {
     constexpr int M = kPentaRegisterRows;
     using F = PentaPerSystemRegisters<Exec, BA, BB, BC, BD, BE, BY, BX, Info, M>;
@@ -162,8 +189,9 @@ size_t penta_workspace_size(const BX& x, Boundary bc = Boundary::NonPeriodic) {
 /// Registers in registers (a team of threads per system, 8 rows each,
 /// joined by a walk and two scans in team scratch: the solve reads a..e, y
 /// once and writes x once; impl/kband_PentaRegisters_impl.hpp). Auto on
-/// GPUs: Registers for interleaved and grouped batches of n <= 128, else
-/// Scratch or Global (kband::Variant).
+/// GPUs: Scratch in teams of 8-32 threads for interleaved and grouped
+/// batches of n <= 128 (impl::penta_scratch_team; such a solve also reads
+/// a..e, y once and writes x once), else Scratch or Global (kband::Variant).
 template <class Exec, class BA, class BB, class BC, class BD, class BE, class BY, class BX, class Info>
 void penta(const Exec& exec, const BA& a, const BB& b, const BC& c, const BD& d, const BE& e, const BY& y,
            const BX& x, const Info& info, const SolveOptions& opt = {},

@@ -231,6 +231,27 @@ TYPED_TEST(PentaAccuracy, PerSystemRegisters) {
               EXPECT_TRUE(served) << "penta Registers n=" << n << " team_size=" << ts;
           }
 }
+// Per-system coefficients in the Scratch variant in the small teams Auto
+// gives interleaved and grouped batches on GPUs (impl::penta_scratch_team),
+// whose forward pass there loads the next block of rows while it eliminates
+// one (PentaPerSystem::forward_pipelined): n below, at, between and past
+// whole blocks of thomas_unroll rows, one block and one row, the largest n
+// Auto serves so; teams of 8, 16 and 32 threads and Auto; in place too.
+TYPED_TEST(PentaAccuracy, PerSystemScratchTeams) {
+  using T = typename TestFixture::T;
+  using L = typename TestFixture::L;
+  using B = typename TestFixture::B;
+  constexpr int U = KBAND_UNROLL_FOUR_STREAMS;  // the GPUs' block of rows
+  for (int n : {1, 3, U - 1, U, U + 1, 2 * U, 2 * U + 1, 3 * U, 3 * U + 5, 64, 100, 128})
+    for (int nsys : {1, kSZ + 1, 70})
+      for (int ts : {0, 8, 16, 32})
+        for (bool inplace : {false, true}) {
+          if (inplace && ts != 8) continue;
+          const kband::Variant v = ts == 0 ? kband::Variant::Auto : kband::Variant::Scratch;
+          const bool served = run_penta<T, B>(PSolver::PerSystem, L::name(), n, nsys, v, ts, inplace, 0, nullptr);
+          EXPECT_TRUE(served) << "penta " << kband::variant_name(v) << " n=" << n << " team_size=" << ts;
+        }
+}
 // Zero entries inside the band: with e(s,j) = 0 the 4x4 transfer of row j
 // is singular, while the Registers variant's map of Pluecker coordinates
 // stays exact. Every variant against the reference.
