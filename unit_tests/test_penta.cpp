@@ -343,8 +343,13 @@ TYPED_TEST(PentaInfo, ZeroAndNonFinitePivots) {
     // PCR: some row of the broken systems, in [1, n]
     broken_systems<T, B>(PSolver::PCR, L::name(), n, 2, mid, nan_value<T>(), 0, n - 1, 0);
     if (n >= 5) {
-      // periodic: c(s, 1) = 0 makes G singular (info 2); a zero row as above
+      // periodic: c(s, 1) = 0 makes G singular (info 2); a zero row as above;
+      // with 19 systems, in packs on CPUs (solve_packed_periodic) and after
+      // them, and a NaN on the last row's diagonal (info n)
       broken_systems<T, B>(PSolver::Periodic, L::name(), n, 2, 1, T(0), 2, mid, 0);
+      broken_systems<T, B>(PSolver::Periodic, L::name(), n, 2, 1, T(0), 2, mid, 0, kband::Variant::Auto, 19, 3, 12);
+      broken_systems<T, B>(PSolver::Periodic, L::name(), n, 2, n - 1, nan_value<T>(), n, mid, 0,
+                           kband::Variant::Auto, 19, 9, 17);
     }
     // Global with 19 systems: on CPUs the broken systems lie in full packs of
     // 8 (PentaPerSystem::solve_packed), three more systems lane by lane
@@ -367,6 +372,51 @@ TYPED_TEST(PentaInfo, ZeroAndNonFinitePivots) {
       broken_systems<T, B>(PSolver::PerSystem, L::name(), n, 2, M, nan_value<T>(), M + 1, 2 * M - 1, 2 * M, R);
       broken_systems<T, B>(PSolver::PerSystem, L::name(), n, 2, M - 1, nan_value<T>(), M, M, M + 1, R);
     }
+  }
+}
+
+// Periodic systems that are singular while every pivot of A' is not (each
+// row sums to zero; every value the elimination and the Woodbury step
+// compute is a small dyadic number, so det H is exactly 0 in float and
+// double, with or without contracted multiply-adds): info = n and NaN for
+// them, the others solved; on CPUs in packs of 8 (solve_packed_periodic) and
+// in the lanes after them; every variant that serves periodic systems.
+TYPED_TEST(PentaInfo, PeriodicSingularCorrection) {
+  using T = typename TypeParam::value_type;
+  using L = typename TypeParam::layout;
+  using B = typename L::template batch<T>;
+  constexpr int n = 5, nsys = 19;
+  const T sa[n] = {-4, -2, -4, 2, -2}, sb[n] = {4, 4, -1, -4, 2}, sc[n] = {-1, 2, 7, -2, 0};
+  const T sd[n] = {-1, -2, -1, 2, -1}, se[n] = {2, -2, -1, 2, 1};
+  PentaCase<T> cs = get_penta_case<T>(n, nsys, false, true);
+  const int singular[] = {2, 12, 17};
+  for (int s : singular)
+    for (int j = 0; j < n; ++j) {
+      cs.a[cs.idx(s, j)] = sa[j];
+      cs.b[cs.idx(s, j)] = sb[j];
+      cs.c[cs.idx(s, j)] = sc[j];
+      cs.d[cs.idx(s, j)] = sd[j];
+      cs.e[cs.idx(s, j)] = se[j];
+    }
+  const PentaBatches<B> p(cs);
+  const B x("x", nsys, n);
+  Kokkos::View<int*> info("info", nsys);
+  Exec exec;
+  for (kband::Variant v : {kband::Variant::Auto, kband::Variant::Global, kband::Variant::Scratch}) {
+    const std::string what = std::string("periodic_penta ") + L::name() + " " + type_name(T()) +
+                             " singular corrections, variant=" + kband::variant_name(v);
+    kband::SolveOptions opt;
+    opt.variant = v;
+    const auto call = [&] { kband::periodic_penta(exec, p.a, p.b, p.c, p.d, p.e, p.y, x, info, opt); };
+    if (!run_solver(what, x, false, cs.y, info, kScratchLimit, call)) continue;
+    const std::vector<T> xh = download(x);
+    const std::vector<int> ih = download_info(info);
+    for (int s : singular) {
+      EXPECT_EQ(ih[s], n) << what << " s=" << s;
+      EXPECT_TRUE(all_nan(xh.data() + cs.idx(s, 0), n)) << what << " s=" << s << ": x not NaN";
+    }
+    check_against_reference(what, cs, xh, ih, Tol<T>::dominant, "periodic_penta",
+                            [&](int s) { return s == 2 || s == 12 || s == 17; });
   }
 }
 

@@ -156,13 +156,20 @@ struct PentaPackRows {
     const V bl = j >= 1 ? P::vload(r[1], k) : zero;
     const V dl = j <= n - 2 ? P::vload(r[3], k) : zero;
     const V el = j <= n - 3 ? P::vload(r[4], k) : zero;
-    const V beta = bl - al * p[1][k];
-    const V mu = P::vload(r[2], k) - al * q[1][k] - beta * p[0][k];
-    const V w = T(1) / mu;
+    V beta, w;
+    eliminate(k, al, bl, P::vload(r[2], k), dl, el, P::vload(r[5], k), pj, qj, zj, beta, w);
+  }
+  /// The same on a row's values (a .. e masked, y); also returns the row's
+  /// beta and 1/mu, which further right-hand sides take.
+  KOKKOS_INLINE_FUNCTION void eliminate(const int k, const V al, const V bl, const V cl, const V dl, const V el,
+                                        const V yl, V& pj, V& qj, V& zj, V& beta, V& w) {
+    beta = bl - al * p[1][k];
+    const V mu = cl - al * q[1][k] - beta * p[0][k];
+    w = T(1) / mu;
     check += mu * w;
     pj = (dl - beta * q[0][k]) * w;
     qj = el * w;
-    zj = (P::vload(r[5], k) - al * z[1][k] - beta * z[0][k]) * w;
+    zj = (yl - al * z[1][k] - beta * z[0][k]) * w;
     p[1][k] = p[0][k], p[0][k] = pj;
     q[1][k] = q[0][k], q[0][k] = qj;
     z[1][k] = z[0][k], z[0][k] = zj;
@@ -216,7 +223,7 @@ struct PentaPerSystem : ThomasBase<Exec, BX, batch_value_t<BX>, W>,
 
   /// Whether a thread's full set of lanes may run as packs of
   /// LanePack<T>::L (CPUs, non-periodic Global solves; see packed).
-  static constexpr bool kPacks = W > 1 && W % LanePack<T>::L == 0 && !Periodic && !Scratch;
+  static constexpr bool kPacks = W > 1 && W % LanePack<T>::L == 0 && !Scratch;
 
   /// Whether a thread's full set of lanes of a contiguous batch runs as one
   /// pack through transposed blocks (CPUs, non-periodic Global solves; see
@@ -241,7 +248,12 @@ struct PentaPerSystem : ThomasBase<Exec, BX, batch_value_t<BX>, W>,
     if (nl == 0) return;
     if constexpr (kPacks) {
       if (nl == W && packed(m, s0)) {
-        for (int k = 0; k < W / LanePack<T>::L; ++k) solve_packed(m, s0 + k * LanePack<T>::L);
+        for (int k = 0; k < W / LanePack<T>::L; ++k) {
+          if constexpr (Periodic)
+            solve_packed_periodic(m, s0 + k * LanePack<T>::L);
+          else
+            solve_packed(m, s0 + k * LanePack<T>::L);
+        }
         return;
       }
     }
@@ -404,29 +416,164 @@ struct PentaPerSystem : ThomasBase<Exec, BX, batch_value_t<BX>, W>,
     finish_pack(s, pk.check);
   }
 
+  /// The periodic Global solve of one pack of systems from s (CPUs, n >= 5):
+  /// solve_packed's elimination on the rows of A' (the corners' changes to
+  /// rows 0, 1, n-2 and n-1), the two columns of Z = A'^-1 U beside z (the
+  /// workspace's third and fourth buffers; their states flushed every 8th
+  /// row, as in the lane loops), the 2x2 Woodbury solve H w = V^T z, and a
+  /// third pass x = z - w0 Z_1 - w1 Z_2. The pack's check also covers
+  /// c(s,0), c(s,1) and det H; a failed pack's lanes get info as the lane
+  /// loops give it (first_bad_pivot, or n for a singular H).
+  KOKKOS_INLINE_FUNCTION void solve_packed_periodic(const member_type& m, const int s) const {
+    using P = LanePack<T>;
+    using V = typename P::V;
+    constexpr int K = P::K;
+    const int n = this->n;
+    const LaneStore<T> st = this->store(m, s, kBufs);
+    T* const pw = &st(0, 0, 0);
+    T* const qw = &st(1, 0, 0);
+    T* const uw[2] = {&st(kU1, 0, 0), &st(kU2, 0, 0)};
+    const T* const ap = &a(s, 0);
+    const T* const bp = &b(s, 0);
+    const T* const cp = &c(s, 0);
+    const T* const dp = &d(s, 0);
+    const T* const ep = &e(s, 0);
+    const T* const yp = &y(s, 0);
+    T* const xp = &x(s, 0);
+    const size_t ars = batch_traits<BA>::row_stride(a), brs = batch_traits<BB>::row_stride(b);
+    const size_t crs = batch_traits<BC>::row_stride(c), drs = batch_traits<BD>::row_stride(d);
+    const size_t ers = batch_traits<BE>::row_stride(e), yrs = batch_traits<BY>::row_stride(y);
+    const size_t xrs = batch_traits<BX>::row_stride(x);
+    const V zero = V{} + T(0), one = V{} + T(1);
+    // PentaCorners, vector by vector: G = -diag(c0, c1), K = G^-1 B, C
+    V c0[K], c1[K], k00[K], k01[K], k11[K], en2[K], dn1[K], en1[K], check = zero;
+    for (int k = 0; k < K; ++k) {
+      c0[k] = P::vload(cp, k);
+      c1[k] = P::vload(cp + crs, k);
+      check += c0[k] * (T(1) / c0[k]) + c1[k] * (T(1) / c1[k]);
+      k00[k] = -P::vload(ap, k) / c0[k];
+      k01[k] = -P::vload(bp, k) / c0[k];
+      k11[k] = -P::vload(ap + ars, k) / c1[k];
+      en2[k] = P::vload(ep + (n - 2) * ers, k);
+      dn1[k] = P::vload(dp + (n - 1) * drs, k);
+      en1[k] = P::vload(ep + (n - 1) * ers, k);
+    }
+    PentaPackRows<T> pk;
+    V u[2][2][K];  // column c's rows j-1, j-2 (forward) / j+1, j+2 (backward)
+    for (int cc = 0; cc < 2; ++cc)
+      for (int k = 0; k < K; ++k) u[cc][0][k] = u[cc][1][k] = zero;
+    for (int j = 0; j < n; ++j) {
+      for (int k = 0; k < K; ++k) {
+        const V al = j >= 2 ? P::vload(ap + j * ars, k) : zero;
+        V bl = j >= 1 ? P::vload(bp + j * brs, k) : zero;
+        V cl = P::vload(cp + j * crs, k);
+        V dl = j <= n - 2 ? P::vload(dp + j * drs, k) : zero;
+        const V el = j <= n - 3 ? P::vload(ep + j * ers, k) : zero;
+        if (j < 2) cl += cl;
+        if (j == n - 2) {
+          cl -= en2[k] * k00[k];
+          dl -= en2[k] * k01[k];
+        }
+        if (j == n - 1) {
+          bl -= dn1[k] * k00[k];
+          cl -= dn1[k] * k01[k] + en1[k] * k11[k];
+        }
+        V pj, qj, zj, beta, w;
+        pk.eliminate(k, al, bl, cl, dl, el, P::vload(yp + j * yrs, k), pj, qj, zj, beta, w);
+        P::vstore(pw + j * st.row, k, pj);
+        P::vstore(qw + j * st.row, k, qj);
+        P::vstore(xp + j * xrs, k, zj);
+        // U's rows: column 1 -c0 (row 0), en2 (n-2), dn1 (n-1); column 2
+        // -c1 (row 1), en1 (n-1)
+        const V u1 = j == 0 ? -c0[k] : (j == n - 2 ? en2[k] : (j == n - 1 ? dn1[k] : zero));
+        const V u2 = j == 1 ? -c1[k] : (j == n - 1 ? en1[k] : zero);
+        const V rhs[2] = {u1, u2};
+        for (int cc = 0; cc < 2; ++cc) {
+          const V v = (rhs[cc] - al * u[cc][1][k] - beta * u[cc][0][k]) * w;
+          u[cc][1][k] = u[cc][0][k], u[cc][0][k] = v;
+          P::vstore(uw[cc] + j * st.row, k, v);
+          if ((j & 7) == 7) u[cc][0][k] = P::flush_subnormal(v), u[cc][1][k] = P::flush_subnormal(u[cc][1][k]);
+        }
+      }
+    }
+    pk.turn();
+    for (int cc = 0; cc < 2; ++cc)
+      for (int k = 0; k < K; ++k) u[cc][0][k] = u[cc][1][k] = zero;
+    for (int j = n - 1; j >= 0; --j)
+      for (int k = 0; k < K; ++k) {
+        const T* const pr = pw + j * st.row;
+        const T* const qr = qw + j * st.row;
+        P::vstore(xp + j * xrs, k, pk.backward(k, xp + j * xrs, pr, qr));
+        const V pj = P::vload(pr, k), qj = P::vload(qr, k);
+        for (int cc = 0; cc < 2; ++cc) {
+          const V v = P::vload(uw[cc] + j * st.row, k) - pj * u[cc][0][k] - qj * u[cc][1][k];
+          u[cc][1][k] = u[cc][0][k], u[cc][0][k] = v;
+          P::vstore(uw[cc] + j * st.row, k, v);
+          if ((j & 7) == 0) u[cc][0][k] = P::flush_subnormal(v), u[cc][1][k] = P::flush_subnormal(u[cc][1][k]);
+        }
+      }
+    // the states hold rows 0 (index 0) and 1 (index 1); rows n-2, n-1 are
+    // stored. H = I + V^T Z, r = V^T z (PentaCorners::vt), w = H^-1 r
+    V wv[2][K];
+    alignas(64) T det[P::L];
+    for (int k = 0; k < K; ++k) {
+      V h[2][2], rz[2];
+      for (int cc = 0; cc < 2; ++cc) {
+        const T* const col = uw[cc];
+        h[0][cc] = u[cc][0][k] + k00[k] * P::vload(col + (n - 2) * st.row, k) +
+                   k01[k] * P::vload(col + (n - 1) * st.row, k) + (cc == 0 ? one : zero);
+        h[1][cc] = u[cc][1][k] + k11[k] * P::vload(col + (n - 1) * st.row, k) + (cc == 1 ? one : zero);
+      }
+      rz[0] = pk.z[0][k] + k00[k] * P::vload(xp + (n - 2) * xrs, k) + k01[k] * P::vload(xp + (n - 1) * xrs, k);
+      rz[1] = pk.z[1][k] + k11[k] * P::vload(xp + (n - 1) * xrs, k);
+      const V dk = h[0][0] * h[1][1] - h[0][1] * h[1][0];
+      const V inv = T(1) / dk;
+      check += dk * inv;
+      wv[0][k] = (h[1][1] * rz[0] - h[0][1] * rz[1]) * inv;
+      wv[1][k] = (h[0][0] * rz[1] - h[1][0] * rz[0]) * inv;
+      P::vstore(det, k, dk);
+    }
+    for (int j = 0; j < n; ++j)
+      for (int k = 0; k < K; ++k)
+        P::vstore(xp + j * xrs, k,
+                  P::vload(xp + j * xrs, k) - wv[0][k] * P::vload(uw[0] + j * st.row, k) -
+                      wv[1][k] * P::vload(uw[1] + j * st.row, k));
+    finish_pack(s, check, det);
+  }
+
   /// info and NaN for the L systems of a pack from s whose pivot check
-  /// (the sum of mu * (1/mu)) is not finite.
+  /// (the sum of mu * (1/mu)) is not finite; periodic packs pass det H of
+  /// each lane (n where it is not usable and no pivot was bad).
   template <class V>
-  KOKKOS_INLINE_FUNCTION void finish_pack(const int s, const V& check) const {
+  KOKKOS_INLINE_FUNCTION void finish_pack(const int s, const V& check, const T* det = nullptr) const {
     using P = LanePack<T>;
     const bool ok = P::finite(check);
     for (int l = 0; l < P::L; ++l) {
-      info(s + l) = ok ? 0 : first_bad_pivot(s + l);
-      if (info(s + l) != 0)
+      int bad = ok ? 0 : first_bad_pivot(s + l);
+      if (bad == 0 && !ok && det != nullptr && !usable_pivot(det[l])) bad = this->n;
+      info(s + l) = bad;
+      if (bad != 0)
         for (int j = 0; j < this->n; ++j) x(s + l, j) = this->nan;
     }
   }
 
-  /// The row (1-based) of non-periodic system s's first zero or non-finite
-  /// pivot mu, 0 if none.
+  /// The row (1-based) of system s's first zero or non-finite pivot mu, 0
+  /// if none; periodic: of A' (the elimination's matrix), 1 or 2 when c(s,0)
+  /// or c(s,1) is not usable (PentaCorners::bad).
   KOKKOS_INLINE_FUNCTION int first_bad_pivot(const int s) const {
     const int n = this->n;
+    PentaCorners<T> cor;
+    if (Periodic) {
+      cor.set(c(s, 0), c(s, 1), a(s, 0), a(s, 1), b(s, 0), e(s, n - 2), d(s, n - 1), e(s, n - 1));
+      if (cor.bad != 0) return cor.bad;
+    }
     T p1 = T(0), p2 = T(0), q1 = T(0), q2 = T(0);
     for (int j = 0; j < n; ++j) {
-      T al = a(s, j), bl = b(s, j), dl = d(s, j), el = e(s, j);
+      T al = a(s, j), bl = b(s, j), cl = c(s, j), dl = d(s, j), el = e(s, j);
       penta_mask(j, n, al, bl, dl, el);
+      if (Periodic) cor.modify(j, n, bl, cl, dl);
       const T beta = bl - al * p2;
-      const T mu = c(s, j) - al * q2 - beta * p1;
+      const T mu = cl - al * q2 - beta * p1;
       if (!usable_pivot(mu)) return j + 1;
       const T w = T(1) / mu;
       p2 = p1, p1 = (dl - beta * q1) * w;
