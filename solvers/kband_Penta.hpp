@@ -140,16 +140,17 @@ void penta_per_system(const char* fn, const Exec& exec, const BA& a, const BB& b
   // contiguous batches on CPUs, Global: a thread takes a pack of
   // LanePack<T>::L systems through transposed blocks
   // (PentaPerSystem::solve_contiguous_pack)
-  if constexpr (!is_device_exec<Exec>::value && KBAND_HOST_VECTOR_PACKS && !Periodic &&
-                tx::layout == Layout::Contiguous) {
+  if constexpr (!is_device_exec<Exec>::value && KBAND_HOST_VECTOR_PACKS && tx::layout == Layout::Contiguous) {
     if (opt.variant == Variant::Auto || opt.variant == Variant::Global) {
       constexpr int WC = LanePack<T>::L;
       SolveOptions og = opt;
       og.variant = Variant::Global;
-      const ThomasGeometry g = thomas_geometry<Exec, T>(fn, nsys, n, WC, 3, og, true);
-      grow_workspace(exec, ws, WorkspaceMap<tx::layout, tx::sz>::extent(nsys, n) * 2, "kband::penta::ws");
+      const ThomasGeometry g = thomas_geometry<Exec, T>(fn, nsys, n, WC, Periodic ? 5 : 3, og, true);
+      grow_workspace(exec, ws, WorkspaceMap<tx::layout, tx::sz>::extent(nsys, n) * (Periodic ? 4 : 2),
+                     "kband::penta::ws");
       const ThomasBase<Exec, BX, T, WC> base{nsys, n, false, 0, ws, std::numeric_limits<T>::quiet_NaN()};
-      launch_thomas(fn, exec, g, PentaPerSystem<Exec, BA, BB, BC, BD, BE, BY, BX, Info, WC, 1, false, false>(base, args));
+      launch_thomas(fn, exec, g,
+                    PentaPerSystem<Exec, BA, BB, BC, BD, BE, BY, BX, Info, WC, 1, Periodic, false>(base, args));
       return;
     }
   }

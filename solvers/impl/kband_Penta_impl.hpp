@@ -188,6 +188,104 @@ struct PentaPackRows {
   }
 };
 
+/// The periodic elimination on a pack (CPUs): PentaPackRows on the rows of
+/// A' (PentaCorners' changes to rows 0, 1, n-2 and n-1, vector by vector),
+/// the two columns of Z = A'^-1 U beside z (their states flushed every 8th
+/// row, as in the lane loops), and the 2x2 Woodbury solve H w = V^T z.
+template <class T>
+struct PentaPeriodicPack {
+  using P = LanePack<T>;
+  using V = typename P::V;
+  static constexpr int K = P::K;
+  PentaPackRows<T> pk;
+  V c0[K], c1[K], k00[K], k01[K], k11[K], en2[K], dn1[K], en1[K];
+  V u[2][2][K];  // column cc's rows j-1, j-2 (forward) / j+1, j+2 (backward)
+
+  /// Vector k of the corners: c(s,0), c(s,1), a(s,0), a(s,1), b(s,0),
+  /// e(s,n-2), d(s,n-1), e(s,n-1) of the pack's systems.
+  KOKKOS_INLINE_FUNCTION void corners(const int k, const V c0k, const V c1k, const V a0, const V a1, const V b0,
+                                      const V en2k, const V dn1k, const V en1k) {
+    const V zero = V{} + T(0);
+    c0[k] = c0k, c1[k] = c1k;
+    pk.check += c0k * (T(1) / c0k) + c1k * (T(1) / c1k);
+    k00[k] = -a0 / c0k;
+    k01[k] = -b0 / c0k;
+    k11[k] = -a1 / c1k;
+    en2[k] = en2k, dn1[k] = dn1k, en1[k] = en1k;
+    for (int cc = 0; cc < 2; ++cc) u[cc][0][k] = u[cc][1][k] = zero;
+  }
+  /// Row j (of n) forward, vector k, from the row's a .. e and y at r[0] ..
+  /// r[5]: its p, q, z and the columns' values v out.
+  KOKKOS_INLINE_FUNCTION void forward(const int j, const int n, const int k, const T* const (&r)[6], V& pj, V& qj,
+                                      V& zj, V (&v)[2]) {
+    const V zero = V{} + T(0);
+    const V al = j >= 2 ? P::vload(r[0], k) : zero;
+    V bl = j >= 1 ? P::vload(r[1], k) : zero;
+    V cl = P::vload(r[2], k);
+    V dl = j <= n - 2 ? P::vload(r[3], k) : zero;
+    const V el = j <= n - 3 ? P::vload(r[4], k) : zero;
+    if (j < 2) cl += cl;
+    if (j == n - 2) {
+      cl -= en2[k] * k00[k];
+      dl -= en2[k] * k01[k];
+    }
+    if (j == n - 1) {
+      bl -= dn1[k] * k00[k];
+      cl -= dn1[k] * k01[k] + en1[k] * k11[k];
+    }
+    V beta, w;
+    pk.eliminate(k, al, bl, cl, dl, el, P::vload(r[5], k), pj, qj, zj, beta, w);
+    // U: column 1 -c0 (row 0), en2 (n-2), dn1 (n-1); column 2 -c1 (row 1), en1 (n-1)
+    const V rhs[2] = {j == 0 ? -c0[k] : (j == n - 2 ? en2[k] : (j == n - 1 ? dn1[k] : zero)),
+                      j == 1 ? -c1[k] : (j == n - 1 ? en1[k] : zero)};
+    for (int cc = 0; cc < 2; ++cc) {
+      v[cc] = (rhs[cc] - al * u[cc][1][k] - beta * u[cc][0][k]) * w;
+      shift(cc, k, v[cc], (j & 7) == 7);
+    }
+  }
+  KOKKOS_INLINE_FUNCTION void turn() {
+    const V zero = V{} + T(0);
+    pk.turn();
+    for (int cc = 0; cc < 2; ++cc)
+      for (int k = 0; k < K; ++k) u[cc][0][k] = u[cc][1][k] = zero;
+  }
+  /// Row j backward, vector k: x_j from the row's z, p, q at zr, pr, qr, the
+  /// columns' rows from ur (values out in v).
+  KOKKOS_INLINE_FUNCTION V backward(const int j, const int k, const T* zr, const T* pr, const T* qr,
+                                    const T* const (&ur)[2], V (&v)[2]) {
+    const V xj = pk.backward(k, zr, pr, qr);
+    const V pj = P::vload(pr, k), qj = P::vload(qr, k);
+    for (int cc = 0; cc < 2; ++cc) {
+      v[cc] = P::vload(ur[cc], k) - pj * u[cc][0][k] - qj * u[cc][1][k];
+      shift(cc, k, v[cc], (j & 7) == 0);
+    }
+    return xj;
+  }
+  /// After the backward pass (the states hold rows 0 and 1): vector k of w
+  /// = H^-1 V^T x, H = I + V^T Z (PentaCorners::vt), from rows n-2, n-1 of
+  /// x and of the columns; det H out (also in the pack's check).
+  KOKKOS_INLINE_FUNCTION void woodbury(const int k, const V xn2, const V xn1, const V (&un2)[2], const V (&un1)[2],
+                                       V (&w)[2], V& det) {
+    V h[2][2];
+    for (int cc = 0; cc < 2; ++cc) {
+      h[0][cc] = u[cc][0][k] + k00[k] * un2[cc] + k01[k] * un1[cc] + T(cc == 0 ? 1 : 0);
+      h[1][cc] = u[cc][1][k] + k11[k] * un1[cc] + T(cc == 1 ? 1 : 0);
+    }
+    const V r0 = pk.z[0][k] + k00[k] * xn2 + k01[k] * xn1, r1 = pk.z[1][k] + k11[k] * xn1;
+    det = h[0][0] * h[1][1] - h[0][1] * h[1][0];
+    const V inv = T(1) / det;
+    pk.check += det * inv;
+    w[0] = (h[1][1] * r0 - h[0][1] * r1) * inv;
+    w[1] = (h[0][0] * r1 - h[1][0] * r0) * inv;
+  }
+
+ private:
+  KOKKOS_INLINE_FUNCTION void shift(const int cc, const int k, const V v, const bool flush) {
+    u[cc][1][k] = flush ? P::flush_subnormal(u[cc][0][k]) : u[cc][0][k];
+    u[cc][0][k] = flush ? P::flush_subnormal(v) : v;
+  }
+};
+
 // ---------------------------------------------------------------------------
 // Per-system coefficients.
 // ---------------------------------------------------------------------------
@@ -222,13 +320,13 @@ struct PentaPerSystem : ThomasBase<Exec, BX, batch_value_t<BX>, W>,
   }
 
   /// Whether a thread's full set of lanes may run as packs of
-  /// LanePack<T>::L (CPUs, non-periodic Global solves; see packed).
+  /// LanePack<T>::L (CPUs, Global solves; see packed).
   static constexpr bool kPacks = W > 1 && W % LanePack<T>::L == 0 && !Scratch;
 
   /// Whether a thread's full set of lanes of a contiguous batch runs as one
-  /// pack through transposed blocks (CPUs, non-periodic Global solves; see
+  /// pack through transposed blocks (CPUs, Global solves; see
   /// solve_contiguous_pack).
-  static constexpr bool kContiguousPack = KBAND_HOST_VECTOR_PACKS && W == LanePack<T>::L && !Periodic && !Scratch &&
+  static constexpr bool kContiguousPack = KBAND_HOST_VECTOR_PACKS && W == LanePack<T>::L && !Scratch &&
                                           batch_traits<BX>::layout == Layout::Contiguous;
 
   /// Whether the forward pass runs forward_pipelined (where the rows sit in
@@ -360,12 +458,14 @@ struct PentaPerSystem : ThomasBase<Exec, BX, batch_value_t<BX>, W>,
     finish_pack(s, pk.check);
   }
 
-  /// The non-periodic Global solve of the L = LanePack<T>::L systems from s
-  /// of a contiguous batch (CPUs) as one pack, thomas' transposed blocks
+  /// The Global solve of the L = LanePack<T>::L systems from s of a
+  /// contiguous batch (CPUs) as one pack, thomas' transposed blocks
   /// (ThomasPerSystem::solve_contiguous_pack): blocks of kRows rows of a .. e
   /// and y copied into a buffer that holds the L systems side by side, p and
   /// q to the workspace in that form, z to x through the buffer; the
-  /// recurrences and the pivot check are solve_packed's.
+  /// recurrences and the pivot check are solve_packed's. Periodic: those of
+  /// solve_packed_periodic, the columns of Z to the workspace's third and
+  /// fourth buffers in the same form, and a third pass through x.
   static constexpr int kRows = 32;
   KOKKOS_INLINE_FUNCTION void solve_contiguous_pack(const member_type& m, const int s) const {
     using P = LanePack<T>;
@@ -375,6 +475,7 @@ struct PentaPerSystem : ThomasBase<Exec, BX, batch_value_t<BX>, W>,
     const LaneStore<T> st = this->store(m, s, kBufs);
     T* const pw = &st(0, 0, 0);  // row j of p at pw + j L
     T* const qw = &st(1, 0, 0);
+    T* const uw[2] = {Periodic ? &st(kU1, 0, 0) : nullptr, Periodic ? &st(kU2, 0, 0) : nullptr};
     const T* const src[6] = {&a(s, 0), &b(s, 0), &c(s, 0), &d(s, 0), &e(s, 0), &y(s, 0)};
     const size_t ls[6] = {batch_traits<BA>::lane_stride(a), batch_traits<BB>::lane_stride(b),
                           batch_traits<BC>::lane_stride(c), batch_traits<BD>::lane_stride(d),
@@ -383,7 +484,19 @@ struct PentaPerSystem : ThomasBase<Exec, BX, batch_value_t<BX>, W>,
     const size_t xls = batch_traits<BX>::lane_stride(x);
     alignas(64) T buf[6][B * L];  // a, b, c, d, e, y (then z, then x)
     T* const zb = buf[5];
-    PentaPackRows<T> pk;
+    using Rows = std::conditional_t<Periodic, PentaPeriodicPack<T>, PentaPackRows<T>>;
+    Rows pk;
+    if constexpr (Periodic) {
+      // the corners: rows 0, 1 and n-2, n-1 of the L systems side by side
+      alignas(64) T cr[5][2 * L];
+      for (int v = 0; v < 5; ++v) {
+        rows_to_pack<L>(src[v], ls[v], 0, 2, cr[v]);
+        rows_to_pack<L>(src[v], ls[v], n - 2, 2, buf[v]);
+      }
+      for (int k = 0; k < K; ++k)
+        pk.corners(k, P::vload(cr[2], k), P::vload(cr[2] + L, k), P::vload(cr[0], k), P::vload(cr[0] + L, k),
+                   P::vload(cr[1], k), P::vload(buf[4], k), P::vload(buf[3] + L, k), P::vload(buf[4] + L, k));
+    }
     for (int j0 = 0; j0 < n; j0 += B) {
       const int nb = n - j0 < B ? n - j0 : B;
       if (j0 + B < n)
@@ -395,7 +508,13 @@ struct PentaPerSystem : ThomasBase<Exec, BX, batch_value_t<BX>, W>,
                                buf[3] + u * L, buf[4] + u * L, zb + u * L};
         for (int k = 0; k < K; ++k) {
           V pj, qj, zj;
-          pk.forward(j0 + u, n, k, r, pj, qj, zj);
+          if constexpr (Periodic) {
+            V v[2];
+            pk.forward(j0 + u, n, k, r, pj, qj, zj, v);
+            for (int cc = 0; cc < 2; ++cc) P::vstore(uw[cc] + j * L, k, v[cc]);
+          } else {
+            pk.forward(j0 + u, n, k, r, pj, qj, zj);
+          }
           P::vstore(pw + j * L, k, pj);
           P::vstore(qw + j * L, k, qj);
           P::vstore(zb + u * L, k, zj);
@@ -409,21 +528,56 @@ struct PentaPerSystem : ThomasBase<Exec, BX, batch_value_t<BX>, W>,
       rows_to_pack<L>(static_cast<const T*>(xp), xls, j0, nb, zb);
       for (int u = nb - 1; u >= 0; --u) {
         const size_t j = static_cast<size_t>(j0 + u);
-        for (int k = 0; k < K; ++k) P::vstore(zb + u * L, k, pk.backward(k, zb + u * L, pw + j * L, qw + j * L));
+        for (int k = 0; k < K; ++k) {
+          if constexpr (Periodic) {
+            const T* const ur[2] = {uw[0] + j * L, uw[1] + j * L};
+            V v[2];
+            P::vstore(zb + u * L, k, pk.backward(j0 + u, k, zb + u * L, pw + j * L, qw + j * L, ur, v));
+            for (int cc = 0; cc < 2; ++cc) P::vstore(uw[cc] + j * L, k, v[cc]);
+          } else {
+            P::vstore(zb + u * L, k, pk.backward(k, zb + u * L, pw + j * L, qw + j * L));
+          }
+        }
       }
       pack_to_rows<L>(zb, xp, xls, j0, nb);
     }
-    finish_pack(s, pk.check);
+    if constexpr (Periodic) {
+      // rows n-2, n-1 of x and of the columns give the weights; then x -=
+      // w0 Z_1 + w1 Z_2, block by block
+      V w[K][2];
+      alignas(64) T det[L];
+      rows_to_pack<L>(static_cast<const T*>(xp), xls, n - 2, 2, zb);
+      for (int k = 0; k < K; ++k) {
+        const V un2[2] = {P::vload(uw[0] + (n - 2) * L, k), P::vload(uw[1] + (n - 2) * L, k)};
+        const V un1[2] = {P::vload(uw[0] + (n - 1) * L, k), P::vload(uw[1] + (n - 1) * L, k)};
+        V dk;
+        pk.woodbury(k, P::vload(zb, k), P::vload(zb + L, k), un2, un1, w[k], dk);
+        P::vstore(det, k, dk);
+      }
+      for (int j0 = 0; j0 < n; j0 += B) {
+        const int nb = n - j0 < B ? n - j0 : B;
+        rows_to_pack<L>(static_cast<const T*>(xp), xls, j0, nb, zb);
+        for (int u = 0; u < nb; ++u) {
+          const size_t j = static_cast<size_t>(j0 + u);
+          for (int k = 0; k < K; ++k)
+            P::vstore(zb + u * L, k,
+                      P::vload(zb + u * L, k) - w[k][0] * P::vload(uw[0] + j * L, k) -
+                          w[k][1] * P::vload(uw[1] + j * L, k));
+        }
+        pack_to_rows<L>(zb, xp, xls, j0, nb);
+      }
+      finish_pack(s, pk.pk.check, det);
+    } else {
+      finish_pack(s, pk.check);
+    }
   }
 
   /// The periodic Global solve of one pack of systems from s (CPUs, n >= 5):
-  /// solve_packed's elimination on the rows of A' (the corners' changes to
-  /// rows 0, 1, n-2 and n-1), the two columns of Z = A'^-1 U beside z (the
-  /// workspace's third and fourth buffers; their states flushed every 8th
-  /// row, as in the lane loops), the 2x2 Woodbury solve H w = V^T z, and a
-  /// third pass x = z - w0 Z_1 - w1 Z_2. The pack's check also covers
-  /// c(s,0), c(s,1) and det H; a failed pack's lanes get info as the lane
-  /// loops give it (first_bad_pivot, or n for a singular H).
+  /// PentaPeriodicPack's rows (z to x, p and q to the workspace's first two
+  /// buffers, the columns of Z to its third and fourth), the Woodbury
+  /// weights, and a third pass x = z - w0 Z_1 - w1 Z_2. The pack's check
+  /// also covers c(s,0), c(s,1) and det H; a failed pack's lanes get info as
+  /// the lane loops give it (first_bad_pivot, or n for a singular H).
   KOKKOS_INLINE_FUNCTION void solve_packed_periodic(const member_type& m, const int s) const {
     using P = LanePack<T>;
     using V = typename P::V;
@@ -433,112 +587,53 @@ struct PentaPerSystem : ThomasBase<Exec, BX, batch_value_t<BX>, W>,
     T* const pw = &st(0, 0, 0);
     T* const qw = &st(1, 0, 0);
     T* const uw[2] = {&st(kU1, 0, 0), &st(kU2, 0, 0)};
-    const T* const ap = &a(s, 0);
-    const T* const bp = &b(s, 0);
-    const T* const cp = &c(s, 0);
-    const T* const dp = &d(s, 0);
-    const T* const ep = &e(s, 0);
-    const T* const yp = &y(s, 0);
+    const T* const src[6] = {&a(s, 0), &b(s, 0), &c(s, 0), &d(s, 0), &e(s, 0), &y(s, 0)};
+    const size_t rs[6] = {batch_traits<BA>::row_stride(a), batch_traits<BB>::row_stride(b),
+                          batch_traits<BC>::row_stride(c), batch_traits<BD>::row_stride(d),
+                          batch_traits<BE>::row_stride(e), batch_traits<BY>::row_stride(y)};
     T* const xp = &x(s, 0);
-    const size_t ars = batch_traits<BA>::row_stride(a), brs = batch_traits<BB>::row_stride(b);
-    const size_t crs = batch_traits<BC>::row_stride(c), drs = batch_traits<BD>::row_stride(d);
-    const size_t ers = batch_traits<BE>::row_stride(e), yrs = batch_traits<BY>::row_stride(y);
     const size_t xrs = batch_traits<BX>::row_stride(x);
-    const V zero = V{} + T(0), one = V{} + T(1);
-    // PentaCorners, vector by vector: G = -diag(c0, c1), K = G^-1 B, C
-    V c0[K], c1[K], k00[K], k01[K], k11[K], en2[K], dn1[K], en1[K], check = zero;
-    for (int k = 0; k < K; ++k) {
-      c0[k] = P::vload(cp, k);
-      c1[k] = P::vload(cp + crs, k);
-      check += c0[k] * (T(1) / c0[k]) + c1[k] * (T(1) / c1[k]);
-      k00[k] = -P::vload(ap, k) / c0[k];
-      k01[k] = -P::vload(bp, k) / c0[k];
-      k11[k] = -P::vload(ap + ars, k) / c1[k];
-      en2[k] = P::vload(ep + (n - 2) * ers, k);
-      dn1[k] = P::vload(dp + (n - 1) * drs, k);
-      en1[k] = P::vload(ep + (n - 1) * ers, k);
-    }
-    PentaPackRows<T> pk;
-    V u[2][2][K];  // column c's rows j-1, j-2 (forward) / j+1, j+2 (backward)
-    for (int cc = 0; cc < 2; ++cc)
-      for (int k = 0; k < K; ++k) u[cc][0][k] = u[cc][1][k] = zero;
+    PentaPeriodicPack<T> pp;
+    for (int k = 0; k < K; ++k)
+      pp.corners(k, P::vload(src[2], k), P::vload(src[2] + rs[2], k), P::vload(src[0], k),
+                 P::vload(src[0] + rs[0], k), P::vload(src[1], k), P::vload(src[4] + (n - 2) * rs[4], k),
+                 P::vload(src[3] + (n - 1) * rs[3], k), P::vload(src[4] + (n - 1) * rs[4], k));
     for (int j = 0; j < n; ++j) {
+      const T* const r[6] = {src[0] + j * rs[0], src[1] + j * rs[1], src[2] + j * rs[2],
+                             src[3] + j * rs[3], src[4] + j * rs[4], src[5] + j * rs[5]};
       for (int k = 0; k < K; ++k) {
-        const V al = j >= 2 ? P::vload(ap + j * ars, k) : zero;
-        V bl = j >= 1 ? P::vload(bp + j * brs, k) : zero;
-        V cl = P::vload(cp + j * crs, k);
-        V dl = j <= n - 2 ? P::vload(dp + j * drs, k) : zero;
-        const V el = j <= n - 3 ? P::vload(ep + j * ers, k) : zero;
-        if (j < 2) cl += cl;
-        if (j == n - 2) {
-          cl -= en2[k] * k00[k];
-          dl -= en2[k] * k01[k];
-        }
-        if (j == n - 1) {
-          bl -= dn1[k] * k00[k];
-          cl -= dn1[k] * k01[k] + en1[k] * k11[k];
-        }
-        V pj, qj, zj, beta, w;
-        pk.eliminate(k, al, bl, cl, dl, el, P::vload(yp + j * yrs, k), pj, qj, zj, beta, w);
+        V pj, qj, zj, v[2];
+        pp.forward(j, n, k, r, pj, qj, zj, v);
         P::vstore(pw + j * st.row, k, pj);
         P::vstore(qw + j * st.row, k, qj);
         P::vstore(xp + j * xrs, k, zj);
-        // U's rows: column 1 -c0 (row 0), en2 (n-2), dn1 (n-1); column 2
-        // -c1 (row 1), en1 (n-1)
-        const V u1 = j == 0 ? -c0[k] : (j == n - 2 ? en2[k] : (j == n - 1 ? dn1[k] : zero));
-        const V u2 = j == 1 ? -c1[k] : (j == n - 1 ? en1[k] : zero);
-        const V rhs[2] = {u1, u2};
-        for (int cc = 0; cc < 2; ++cc) {
-          const V v = (rhs[cc] - al * u[cc][1][k] - beta * u[cc][0][k]) * w;
-          u[cc][1][k] = u[cc][0][k], u[cc][0][k] = v;
-          P::vstore(uw[cc] + j * st.row, k, v);
-          if ((j & 7) == 7) u[cc][0][k] = P::flush_subnormal(v), u[cc][1][k] = P::flush_subnormal(u[cc][1][k]);
-        }
+        for (int cc = 0; cc < 2; ++cc) P::vstore(uw[cc] + j * st.row, k, v[cc]);
       }
     }
-    pk.turn();
-    for (int cc = 0; cc < 2; ++cc)
-      for (int k = 0; k < K; ++k) u[cc][0][k] = u[cc][1][k] = zero;
-    for (int j = n - 1; j >= 0; --j)
+    pp.turn();
+    for (int j = n - 1; j >= 0; --j) {
+      const T* const ur[2] = {uw[0] + j * st.row, uw[1] + j * st.row};
       for (int k = 0; k < K; ++k) {
-        const T* const pr = pw + j * st.row;
-        const T* const qr = qw + j * st.row;
-        P::vstore(xp + j * xrs, k, pk.backward(k, xp + j * xrs, pr, qr));
-        const V pj = P::vload(pr, k), qj = P::vload(qr, k);
-        for (int cc = 0; cc < 2; ++cc) {
-          const V v = P::vload(uw[cc] + j * st.row, k) - pj * u[cc][0][k] - qj * u[cc][1][k];
-          u[cc][1][k] = u[cc][0][k], u[cc][0][k] = v;
-          P::vstore(uw[cc] + j * st.row, k, v);
-          if ((j & 7) == 0) u[cc][0][k] = P::flush_subnormal(v), u[cc][1][k] = P::flush_subnormal(u[cc][1][k]);
-        }
+        V v[2];
+        P::vstore(xp + j * xrs, k, pp.backward(j, k, xp + j * xrs, pw + j * st.row, qw + j * st.row, ur, v));
+        for (int cc = 0; cc < 2; ++cc) P::vstore(uw[cc] + j * st.row, k, v[cc]);
       }
-    // the states hold rows 0 (index 0) and 1 (index 1); rows n-2, n-1 are
-    // stored. H = I + V^T Z, r = V^T z (PentaCorners::vt), w = H^-1 r
-    V wv[2][K];
+    }
+    V w[K][2];
     alignas(64) T det[P::L];
     for (int k = 0; k < K; ++k) {
-      V h[2][2], rz[2];
-      for (int cc = 0; cc < 2; ++cc) {
-        const T* const col = uw[cc];
-        h[0][cc] = u[cc][0][k] + k00[k] * P::vload(col + (n - 2) * st.row, k) +
-                   k01[k] * P::vload(col + (n - 1) * st.row, k) + (cc == 0 ? one : zero);
-        h[1][cc] = u[cc][1][k] + k11[k] * P::vload(col + (n - 1) * st.row, k) + (cc == 1 ? one : zero);
-      }
-      rz[0] = pk.z[0][k] + k00[k] * P::vload(xp + (n - 2) * xrs, k) + k01[k] * P::vload(xp + (n - 1) * xrs, k);
-      rz[1] = pk.z[1][k] + k11[k] * P::vload(xp + (n - 1) * xrs, k);
-      const V dk = h[0][0] * h[1][1] - h[0][1] * h[1][0];
-      const V inv = T(1) / dk;
-      check += dk * inv;
-      wv[0][k] = (h[1][1] * rz[0] - h[0][1] * rz[1]) * inv;
-      wv[1][k] = (h[0][0] * rz[1] - h[1][0] * rz[0]) * inv;
+      const V un2[2] = {P::vload(uw[0] + (n - 2) * st.row, k), P::vload(uw[1] + (n - 2) * st.row, k)};
+      const V un1[2] = {P::vload(uw[0] + (n - 1) * st.row, k), P::vload(uw[1] + (n - 1) * st.row, k)};
+      V dk;
+      pp.woodbury(k, P::vload(xp + (n - 2) * xrs, k), P::vload(xp + (n - 1) * xrs, k), un2, un1, w[k], dk);
       P::vstore(det, k, dk);
     }
     for (int j = 0; j < n; ++j)
       for (int k = 0; k < K; ++k)
         P::vstore(xp + j * xrs, k,
-                  P::vload(xp + j * xrs, k) - wv[0][k] * P::vload(uw[0] + j * st.row, k) -
-                      wv[1][k] * P::vload(uw[1] + j * st.row, k));
-    finish_pack(s, check, det);
+                  P::vload(xp + j * xrs, k) - w[k][0] * P::vload(uw[0] + j * st.row, k) -
+                      w[k][1] * P::vload(uw[1] + j * st.row, k));
+    finish_pack(s, pp.pk.check, det);
   }
 
   /// info and NaN for the L systems of a pack from s whose pivot check
