@@ -344,7 +344,7 @@ TYPED_TEST(PentaInfo, ZeroAndNonFinitePivots) {
     broken_systems<T, B>(PSolver::PCR, L::name(), n, 2, mid, nan_value<T>(), 0, n - 1, 0);
     if (n >= 5) {
       // periodic: c(s, 1) = 0 makes G singular (info 2); a zero row as above;
-      // with 19 systems, in packs on CPUs (solve_packed_periodic) and after
+      // with 19 systems, in packs on CPUs (PentaPerSystem::solve_packed) and after
       // them, and a NaN on the last row's diagonal (info n)
       broken_systems<T, B>(PSolver::Periodic, L::name(), n, 2, 1, T(0), 2, mid, 0);
       broken_systems<T, B>(PSolver::Periodic, L::name(), n, 2, 1, T(0), 2, mid, 0, kband::Variant::Auto, 19, 3, 12);
@@ -379,7 +379,7 @@ TYPED_TEST(PentaInfo, ZeroAndNonFinitePivots) {
 // row sums to zero; every value the elimination and the Woodbury step
 // compute is a small dyadic number, so det H is exactly 0 in float and
 // double, with or without contracted multiply-adds): info = n and NaN for
-// them, the others solved; on CPUs in packs of 8 (solve_packed_periodic) and
+// them, the others solved; on CPUs in packs of 8 (PentaPerSystem::solve_packed) and
 // in the lanes after them; every variant that serves periodic systems.
 TYPED_TEST(PentaInfo, PeriodicSingularCorrection) {
   using T = typename TypeParam::value_type;

@@ -346,12 +346,7 @@ struct PentaPerSystem : ThomasBase<Exec, BX, batch_value_t<BX>, W>,
     if (nl == 0) return;
     if constexpr (kPacks) {
       if (nl == W && packed(m, s0)) {
-        for (int k = 0; k < W / LanePack<T>::L; ++k) {
-          if constexpr (Periodic)
-            solve_packed_periodic(m, s0 + k * LanePack<T>::L);
-          else
-            solve_packed(m, s0 + k * LanePack<T>::L);
-        }
+        for (int k = 0; k < W / LanePack<T>::L; ++k) solve_packed(m, s0 + k * LanePack<T>::L);
         return;
       }
     }
@@ -415,12 +410,16 @@ struct PentaPerSystem : ThomasBase<Exec, BX, batch_value_t<BX>, W>,
     return packs_adjacent<L>(s0, W / L, a, b, c, d, e, y, x);
   }
 
-  /// The non-periodic Global solve of one pack of systems from s (CPUs): the
-  /// lane loops' operations, in their order, on vectors, vector by vector
-  /// within a row. Pivots are checked once, at the end, as in thomas'
-  /// packed solve: a zero or non-finite pivot mu makes mu * (1/mu), and so
-  /// the pack's sum of them, non-finite; every lane is then walked again on
-  /// its own for its first bad row (info) and its x filled with NaN.
+  /// The Global solve of one pack of systems from s (CPUs): the lane loops'
+  /// operations, in their order, on vectors, vector by vector within a row.
+  /// Pivots are checked once, at the end, as in thomas' packed solve: a zero
+  /// or non-finite pivot mu makes mu * (1/mu), and so the pack's sum of
+  /// them, non-finite; every lane is then walked again on its own for its
+  /// first bad row (info) and its x filled with NaN. Periodic (n >= 5):
+  /// PentaPeriodicPack's rows (the columns of Z to the workspace's third and
+  /// fourth buffers), the Woodbury weights, and a third pass x = z - w0 Z_1
+  /// - w1 Z_2; the check also covers c(s,0), c(s,1) and det H (n for a
+  /// singular H).
   KOKKOS_INLINE_FUNCTION void solve_packed(const member_type& m, const int s) const {
     using P = LanePack<T>;
     using V = typename P::V;
@@ -429,23 +428,31 @@ struct PentaPerSystem : ThomasBase<Exec, BX, batch_value_t<BX>, W>,
     const LaneStore<T> st = this->store(m, s, kBufs);
     T* const pw = &st(0, 0, 0);
     T* const qw = &st(1, 0, 0);
-    const T* const ap = &a(s, 0);
-    const T* const bp = &b(s, 0);
-    const T* const cp = &c(s, 0);
-    const T* const dp = &d(s, 0);
-    const T* const ep = &e(s, 0);
-    const T* const yp = &y(s, 0);
+    T* const uw[2] = {Periodic ? &st(kU1, 0, 0) : nullptr, Periodic ? &st(kU2, 0, 0) : nullptr};
+    const T* const src[6] = {&a(s, 0), &b(s, 0), &c(s, 0), &d(s, 0), &e(s, 0), &y(s, 0)};
+    const size_t rs[6] = {batch_traits<BA>::row_stride(a), batch_traits<BB>::row_stride(b),
+                          batch_traits<BC>::row_stride(c), batch_traits<BD>::row_stride(d),
+                          batch_traits<BE>::row_stride(e), batch_traits<BY>::row_stride(y)};
     T* const xp = &x(s, 0);
-    const size_t ars = batch_traits<BA>::row_stride(a), brs = batch_traits<BB>::row_stride(b);
-    const size_t crs = batch_traits<BC>::row_stride(c), drs = batch_traits<BD>::row_stride(d);
-    const size_t ers = batch_traits<BE>::row_stride(e), yrs = batch_traits<BY>::row_stride(y);
     const size_t xrs = batch_traits<BX>::row_stride(x);
-    PentaPackRows<T> pk;
+    std::conditional_t<Periodic, PentaPeriodicPack<T>, PentaPackRows<T>> pk;
+    if constexpr (Periodic)
+      for (int k = 0; k < K; ++k)
+        pk.corners(k, P::vload(src[2], k), P::vload(src[2] + rs[2], k), P::vload(src[0], k),
+                   P::vload(src[0] + rs[0], k), P::vload(src[1], k), P::vload(src[4] + (n - 2) * rs[4], k),
+                   P::vload(src[3] + (n - 1) * rs[3], k), P::vload(src[4] + (n - 1) * rs[4], k));
     for (int j = 0; j < n; ++j) {
-      const T* const r[6] = {ap + j * ars, bp + j * brs, cp + j * crs, dp + j * drs, ep + j * ers, yp + j * yrs};
+      const T* const r[6] = {src[0] + j * rs[0], src[1] + j * rs[1], src[2] + j * rs[2],
+                             src[3] + j * rs[3], src[4] + j * rs[4], src[5] + j * rs[5]};
       for (int k = 0; k < K; ++k) {
         V pj, qj, zj;
-        pk.forward(j, n, k, r, pj, qj, zj);
+        if constexpr (Periodic) {
+          V v[2];
+          pk.forward(j, n, k, r, pj, qj, zj, v);
+          for (int cc = 0; cc < 2; ++cc) P::vstore(uw[cc] + j * st.row, k, v[cc]);
+        } else {
+          pk.forward(j, n, k, r, pj, qj, zj);
+        }
         P::vstore(pw + j * st.row, k, pj);
         P::vstore(qw + j * st.row, k, qj);
         P::vstore(xp + j * xrs, k, zj);
@@ -453,9 +460,35 @@ struct PentaPerSystem : ThomasBase<Exec, BX, batch_value_t<BX>, W>,
     }
     pk.turn();
     for (int j = n - 1; j >= 0; --j)
-      for (int k = 0; k < K; ++k)
-        P::vstore(xp + j * xrs, k, pk.backward(k, xp + j * xrs, pw + j * st.row, qw + j * st.row));
-    finish_pack(s, pk.check);
+      for (int k = 0; k < K; ++k) {
+        if constexpr (Periodic) {
+          const T* const ur[2] = {uw[0] + j * st.row, uw[1] + j * st.row};
+          V v[2];
+          P::vstore(xp + j * xrs, k, pk.backward(j, k, xp + j * xrs, pw + j * st.row, qw + j * st.row, ur, v));
+          for (int cc = 0; cc < 2; ++cc) P::vstore(uw[cc] + j * st.row, k, v[cc]);
+        } else {
+          P::vstore(xp + j * xrs, k, pk.backward(k, xp + j * xrs, pw + j * st.row, qw + j * st.row));
+        }
+      }
+    if constexpr (Periodic) {
+      V w[K][2];
+      alignas(64) T det[P::L];
+      for (int k = 0; k < K; ++k) {
+        const V un2[2] = {P::vload(uw[0] + (n - 2) * st.row, k), P::vload(uw[1] + (n - 2) * st.row, k)};
+        const V un1[2] = {P::vload(uw[0] + (n - 1) * st.row, k), P::vload(uw[1] + (n - 1) * st.row, k)};
+        V dk;
+        pk.woodbury(k, P::vload(xp + (n - 2) * xrs, k), P::vload(xp + (n - 1) * xrs, k), un2, un1, w[k], dk);
+        P::vstore(det, k, dk);
+      }
+      for (int j = 0; j < n; ++j)
+        for (int k = 0; k < K; ++k)
+          P::vstore(xp + j * xrs, k,
+                    P::vload(xp + j * xrs, k) - w[k][0] * P::vload(uw[0] + j * st.row, k) -
+                        w[k][1] * P::vload(uw[1] + j * st.row, k));
+      finish_pack(s, pk.pk.check, det);
+    } else {
+      finish_pack(s, pk.check);
+    }
   }
 
   /// The Global solve of the L = LanePack<T>::L systems from s of a
@@ -464,7 +497,7 @@ struct PentaPerSystem : ThomasBase<Exec, BX, batch_value_t<BX>, W>,
   /// and y copied into a buffer that holds the L systems side by side, p and
   /// q to the workspace in that form, z to x through the buffer; the
   /// recurrences and the pivot check are solve_packed's. Periodic: those of
-  /// solve_packed_periodic, the columns of Z to the workspace's third and
+  /// solve_packed, the columns of Z to the workspace's third and
   /// fourth buffers in the same form, and a third pass through x.
   static constexpr int kRows = 32;
   KOKKOS_INLINE_FUNCTION void solve_contiguous_pack(const member_type& m, const int s) const {
@@ -570,70 +603,6 @@ struct PentaPerSystem : ThomasBase<Exec, BX, batch_value_t<BX>, W>,
     } else {
       finish_pack(s, pk.check);
     }
-  }
-
-  /// The periodic Global solve of one pack of systems from s (CPUs, n >= 5):
-  /// PentaPeriodicPack's rows (z to x, p and q to the workspace's first two
-  /// buffers, the columns of Z to its third and fourth), the Woodbury
-  /// weights, and a third pass x = z - w0 Z_1 - w1 Z_2. The pack's check
-  /// also covers c(s,0), c(s,1) and det H; a failed pack's lanes get info as
-  /// the lane loops give it (first_bad_pivot, or n for a singular H).
-  KOKKOS_INLINE_FUNCTION void solve_packed_periodic(const member_type& m, const int s) const {
-    using P = LanePack<T>;
-    using V = typename P::V;
-    constexpr int K = P::K;
-    const int n = this->n;
-    const LaneStore<T> st = this->store(m, s, kBufs);
-    T* const pw = &st(0, 0, 0);
-    T* const qw = &st(1, 0, 0);
-    T* const uw[2] = {&st(kU1, 0, 0), &st(kU2, 0, 0)};
-    const T* const src[6] = {&a(s, 0), &b(s, 0), &c(s, 0), &d(s, 0), &e(s, 0), &y(s, 0)};
-    const size_t rs[6] = {batch_traits<BA>::row_stride(a), batch_traits<BB>::row_stride(b),
-                          batch_traits<BC>::row_stride(c), batch_traits<BD>::row_stride(d),
-                          batch_traits<BE>::row_stride(e), batch_traits<BY>::row_stride(y)};
-    T* const xp = &x(s, 0);
-    const size_t xrs = batch_traits<BX>::row_stride(x);
-    PentaPeriodicPack<T> pp;
-    for (int k = 0; k < K; ++k)
-      pp.corners(k, P::vload(src[2], k), P::vload(src[2] + rs[2], k), P::vload(src[0], k),
-                 P::vload(src[0] + rs[0], k), P::vload(src[1], k), P::vload(src[4] + (n - 2) * rs[4], k),
-                 P::vload(src[3] + (n - 1) * rs[3], k), P::vload(src[4] + (n - 1) * rs[4], k));
-    for (int j = 0; j < n; ++j) {
-      const T* const r[6] = {src[0] + j * rs[0], src[1] + j * rs[1], src[2] + j * rs[2],
-                             src[3] + j * rs[3], src[4] + j * rs[4], src[5] + j * rs[5]};
-      for (int k = 0; k < K; ++k) {
-        V pj, qj, zj, v[2];
-        pp.forward(j, n, k, r, pj, qj, zj, v);
-        P::vstore(pw + j * st.row, k, pj);
-        P::vstore(qw + j * st.row, k, qj);
-        P::vstore(xp + j * xrs, k, zj);
-        for (int cc = 0; cc < 2; ++cc) P::vstore(uw[cc] + j * st.row, k, v[cc]);
-      }
-    }
-    pp.turn();
-    for (int j = n - 1; j >= 0; --j) {
-      const T* const ur[2] = {uw[0] + j * st.row, uw[1] + j * st.row};
-      for (int k = 0; k < K; ++k) {
-        V v[2];
-        P::vstore(xp + j * xrs, k, pp.backward(j, k, xp + j * xrs, pw + j * st.row, qw + j * st.row, ur, v));
-        for (int cc = 0; cc < 2; ++cc) P::vstore(uw[cc] + j * st.row, k, v[cc]);
-      }
-    }
-    V w[K][2];
-    alignas(64) T det[P::L];
-    for (int k = 0; k < K; ++k) {
-      const V un2[2] = {P::vload(uw[0] + (n - 2) * st.row, k), P::vload(uw[1] + (n - 2) * st.row, k)};
-      const V un1[2] = {P::vload(uw[0] + (n - 1) * st.row, k), P::vload(uw[1] + (n - 1) * st.row, k)};
-      V dk;
-      pp.woodbury(k, P::vload(xp + (n - 2) * xrs, k), P::vload(xp + (n - 1) * xrs, k), un2, un1, w[k], dk);
-      P::vstore(det, k, dk);
-    }
-    for (int j = 0; j < n; ++j)
-      for (int k = 0; k < K; ++k)
-        P::vstore(xp + j * xrs, k,
-                  P::vload(xp + j * xrs, k) - w[k][0] * P::vload(uw[0] + j * st.row, k) -
-                      w[k][1] * P::vload(uw[1] + j * st.row, k));
-    finish_pack(s, pp.pk.check, det);
   }
 
   /// info and NaN for the L systems of a pack from s whose pivot check
