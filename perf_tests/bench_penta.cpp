@@ -42,7 +42,7 @@ struct PentaOptions {
   int team_size = 0;  // SolveOptions::team_size of the penta and penta-shared rows (0: kband's choice)
   int blocks_per_team = 0;  // SolveOptions::blocks_per_team of those rows (Registers; 0: kband's choice)
   bool quick = false;
-  std::string algos = "all";  // comma list of penta, shared, peers, dense, pcr
+  std::string algos = "all";  // comma list of penta, shared, periodic, peers, dense, pcr
   bool has(const char* a) const {
     if (algos == "all") return true;
     const std::string list = "," + algos + ",";
@@ -63,7 +63,8 @@ void print_help() {
       "                      kband's choice)\n"
       "  --blocks-per-team B SolveOptions::blocks_per_team of those rows (Registers; default 0)\n"
       "  --algos LIST        rows to run, of: penta (per-system elimination), shared\n"
-      "                      (penta-shared), peers (cuSPARSE gpsv, Kokkos Kernels gbtrf),\n"
+      "                      (penta-shared), periodic (the periodic rows of both, with\n"
+      "                      penta or shared), peers (cuSPARSE gpsv, Kokkos Kernels gbtrf),\n"
       "                      dense (cuBLAS getrf/getrs and penta on its subset), pcr\n"
       "                      (PCR-Penta vs elimination), all (default)\n"
       "  --json FILE         JSON output (default kband-bench-penta.json; 'none' to skip)\n"
@@ -71,7 +72,8 @@ void print_help() {
       "  --help              this text\n"
       "Rows: penta (elimination, a thread per system; interleaved and grouped; variants\n"
       "auto/registers/global/scratch), penta-shared (PentadiagonalFactor; variants auto/registers/\n"
-      "recompute/global), cusparse-gpsvInterleavedBatch\n"
+      "recompute/global), penta-periodic (periodic_penta; auto/global/scratch) and\n"
+      "penta-shared-periodic (a periodic PentadiagonalFactor), cusparse-gpsvInterleavedBatch\n"
       "(same interleaved arrays, refreshed from pristine copies outside the timed region),\n"
       "kk-gbtrf+gbtrs (Kokkos Kernels banded LU, a thread per system, when built),\n"
       "cublas-getrf+getrsBatched (dense copies, n <= 128, with penta on the same subset),\n"
@@ -131,6 +133,7 @@ struct PentaGen {
   static constexpr std::int64_t kShared = -1;
   std::uint64_t seed = 7;
   int n = 0;
+  bool periodic = false;  // the corner entries too (kband's periodic convention)
   KOKKOS_INLINE_FUNCTION double u01(std::int64_t s, int j, int which) const {
     const std::uint64_t h = mix64(seed ^ mix64(static_cast<std::uint64_t>(s) * 8 + static_cast<std::uint64_t>(which)) ^
                                   (static_cast<std::uint64_t>(j) << 40));
@@ -138,7 +141,8 @@ struct PentaGen {
   }
   /// Off-diagonal k (0, 1, 3, 4 = a, b, d, e); 0 outside the matrix.
   KOKKOS_INLINE_FUNCTION double off(std::int64_t s, int j, int k) const {
-    return kband::penta_structural_zero(static_cast<kband::PentaArray>(k), j, n) ? 0.0 : 2.0 * u01(s, j, k) - 1.0;
+    return !periodic && kband::penta_structural_zero(static_cast<kband::PentaArray>(k), j, n) ? 0.0
+                                                                                              : 2.0 * u01(s, j, k) - 1.0;
   }
   /// k: 0..5 = a, b, c, d, e, y
   KOKKOS_INLINE_FUNCTION double v(std::int64_t s, int j, int k) const {
@@ -184,8 +188,8 @@ struct FillSharedPenta {
   }
 };
 
-/// Max over sampled systems of ||A x - y||_inf / (||A||_inf ||x||_inf + ||y||_inf);
-/// +inf for a non-finite x. X(s, j) reads the host copy of the solution.
+/// Max over sampled systems of ||A x - y||_inf / (||A||_inf ||x||_inf + ||y||_inf)
+/// (A cyclic for g.periodic); +inf for a non-finite x. X(s, j) reads the host copy of the solution.
 template <class X>
 double sampled_residual(const PentaGen& g, bool shared, int nsys, int n, const X& x) {
   double worst = 0;
@@ -198,7 +202,8 @@ double sampled_residual(const PentaGen& g, bool shared, int nsys, int n, const X
       if (!std::isfinite(xj)) return HUGE_VAL;
       double r = -g.v(s, j, 5), row = 0;
       for (int k = 0; k < 5; ++k) {
-        const int col = j + k - 2;
+        int col = j + k - 2;
+        if (g.periodic) col = (col + n) % n;
         if (col < 0 || col >= n) continue;
         const double akj = g.v(cs, j, k);
         r += akj * static_cast<double>(x(s, col));
@@ -353,9 +358,10 @@ class PentaBench {
     }
   };
 
-  PentaGen gen(int n) const {
+  PentaGen gen(int n, bool periodic = false) const {
     PentaGen g;
     g.n = n;
+    g.periodic = periodic;
     return g;
   }
 
@@ -403,16 +409,17 @@ class PentaBench {
   }
 
   template <class B>
-  std::function<double(bool)> reader(const B& x, int nsys, int n) const {
-    const PentaGen g = gen(n);
+  std::function<double(bool)> reader(const B& x, int nsys, int n, bool periodic = false) const {
+    const PentaGen g = gen(n, periodic);
     return [x, nsys, n, g](bool shared) {
       auto h = Kokkos::create_mirror_view(x);
       Kokkos::deep_copy(h, x);
       return sampled_residual(g, shared, nsys, n, [&](int s, int j) { return h(s, j); });
     };
   }
-  std::function<double(bool)> reader(const kband::GroupedBatch<T, kSZ, Mem>& x, int nsys, int n) const {
-    const PentaGen g = gen(n);
+  std::function<double(bool)> reader(const kband::GroupedBatch<T, kSZ, Mem>& x, int nsys, int n,
+                                     bool periodic = false) const {
+    const PentaGen g = gen(n, periodic);
     return [x, nsys, n, g](bool shared) {
       auto h = kband::create_mirror_view(x);
       kband::deep_copy(h, x);
@@ -447,6 +454,19 @@ class PentaBench {
               nan_poison(D.x), reader(D.x, nsys, n), false);
       }
     }
+    if (o_.has("penta") && o_.has("periodic") && n >= 5) {
+      Data<Ops> D(nsys, n, gen(n, true), exec_);
+      InfoView info(noinit("kband_bench::info"), nsys);
+      V1 ws(noinit("kband_bench::ws"), kband::penta_workspace_size(D.x, kband::Boundary::Periodic));
+      for (auto v : {kband::Variant::Auto, kband::Variant::Global, kband::Variant::Scratch}) {
+        kband::SolveOptions opt;
+        opt.variant = v;
+        opt.team_size = o_.team_size;
+        timed(base_row("penta-periodic", lname, kband::variant_name(v), n, nsys, 7),
+              [&] { kband::periodic_penta(exec_, D.a, D.b, D.c, D.d, D.e, D.y, D.x, info, opt, ws); }, [] {},
+              nan_poison(D.x), reader(D.x, nsys, n, true), false);
+      }
+    }
     shared_rows<Ops>(n, nsys);
   }
 
@@ -458,21 +478,26 @@ class PentaBench {
     const std::string lname = kband::layout_name(Ops::layout);
     const int n1 = n;
     V1 sa(noinit("sa"), n1), sb(noinit("sb"), n1), sc(noinit("sc"), n1), sd(noinit("sd"), n1), se(noinit("se"), n1);
-    Kokkos::parallel_for("kband_bench::fill_shared_penta", Policy(exec_, 0, n1),
-                         FillSharedPenta<T>{sa, sb, sc, sd, se, gen(n)});
-    kband::PentadiagonalFactor<T, Mem> f(exec_, sa, sb, sc, sd, se);
     const typename Ops::batch y = Ops::alloc("y", nsys, n), x = Ops::alloc("x", nsys, n);
     Kokkos::parallel_for("kband_bench::fill_penta", Policy(exec_, 0, Ops::flat(nsys, n)),
                          FillPenta<T, Ops>{x, x, x, x, x, y, gen(n), nsys, n, true});
     InfoView info(noinit("kband_bench::info"), nsys);
-    for (auto v : {kband::Variant::Auto, kband::Variant::Registers, kband::Variant::Recompute,
-                   kband::Variant::Global}) {
-      kband::SolveOptions opt;
-      opt.variant = v;
-      opt.team_size = o_.team_size;
-      opt.blocks_per_team = o_.blocks_per_team;
-      timed(base_row("penta-shared", lname, kband::variant_name(v), n, nsys, 2),
-            [&] { kband::penta(exec_, f, y, x, info, opt); }, [] {}, nan_poison(x), reader(x, nsys, n), true);
+    for (const bool periodic : {false, true}) {
+      if (periodic && !(o_.has("periodic") && n >= 5)) continue;
+      Kokkos::parallel_for("kband_bench::fill_shared_penta", Policy(exec_, 0, n1),
+                           FillSharedPenta<T>{sa, sb, sc, sd, se, gen(n, periodic)});
+      const kband::PentadiagonalFactor<T, Mem> f(exec_, sa, sb, sc, sd, se,
+                                                 periodic ? kband::Boundary::Periodic : kband::Boundary::NonPeriodic);
+      for (auto v : {kband::Variant::Auto, kband::Variant::Registers, kband::Variant::Recompute,
+                     kband::Variant::Global}) {
+        kband::SolveOptions opt;
+        opt.variant = v;
+        opt.team_size = o_.team_size;
+        opt.blocks_per_team = o_.blocks_per_team;
+        timed(base_row(periodic ? "penta-shared-periodic" : "penta-shared", lname, kband::variant_name(v), n, nsys, 2),
+              [&] { kband::penta(exec_, f, y, x, info, opt); }, [] {}, nan_poison(x), reader(x, nsys, n, periodic),
+              true);
+      }
     }
   }
 
