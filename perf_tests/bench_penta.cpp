@@ -435,36 +435,33 @@ class PentaBench {
     return [x] { Kokkos::deep_copy(x.view(), std::numeric_limits<T>::quiet_NaN()); };
   }
 
-  /// penta in every variant, then penta-shared, on layout Ops.
+  /// penta and penta-periodic in every variant, then the shared rows, on
+  /// layout Ops.
   template <class Ops>
   void kband_rows(int n, int nsys) {
     const std::string lname = kband::layout_name(Ops::layout);
-    if (o_.has("penta")) {
-      Data<Ops> D(nsys, n, gen(n), exec_);
+    // penta, then penta-periodic (cyclic systems; no Registers variant)
+    for (const bool periodic : {false, true}) {
+      if (!o_.has("penta") || (periodic && !(o_.has("periodic") && n >= 5))) continue;
+      Data<Ops> D(nsys, n, gen(n, periodic), exec_);
       InfoView info(noinit("kband_bench::info"), nsys);
-      V1 ws(noinit("kband_bench::ws"), kband::penta_workspace_size(D.x));
+      V1 ws(noinit("kband_bench::ws"),
+            kband::penta_workspace_size(D.x, periodic ? kband::Boundary::Periodic : kband::Boundary::NonPeriodic));
       for (auto v : {kband::Variant::Auto, kband::Variant::Registers, kband::Variant::Global,
                      kband::Variant::Scratch}) {
+        if (periodic && v == kband::Variant::Registers) continue;
         kband::SolveOptions opt;
         opt.variant = v;
         opt.team_size = o_.team_size;
         opt.blocks_per_team = o_.blocks_per_team;
-        timed(base_row("penta", lname, kband::variant_name(v), n, nsys, 7),
-              [&] { kband::penta(exec_, D.a, D.b, D.c, D.d, D.e, D.y, D.x, info, opt, ws); }, [] {},
-              nan_poison(D.x), reader(D.x, nsys, n), false);
-      }
-    }
-    if (o_.has("penta") && o_.has("periodic") && n >= 5) {
-      Data<Ops> D(nsys, n, gen(n, true), exec_);
-      InfoView info(noinit("kband_bench::info"), nsys);
-      V1 ws(noinit("kband_bench::ws"), kband::penta_workspace_size(D.x, kband::Boundary::Periodic));
-      for (auto v : {kband::Variant::Auto, kband::Variant::Global, kband::Variant::Scratch}) {
-        kband::SolveOptions opt;
-        opt.variant = v;
-        opt.team_size = o_.team_size;
-        timed(base_row("penta-periodic", lname, kband::variant_name(v), n, nsys, 7),
-              [&] { kband::periodic_penta(exec_, D.a, D.b, D.c, D.d, D.e, D.y, D.x, info, opt, ws); }, [] {},
-              nan_poison(D.x), reader(D.x, nsys, n, true), false);
+        timed(base_row(periodic ? "penta-periodic" : "penta", lname, kband::variant_name(v), n, nsys, 7),
+              [&] {
+                if (periodic)
+                  kband::periodic_penta(exec_, D.a, D.b, D.c, D.d, D.e, D.y, D.x, info, opt, ws);
+                else
+                  kband::penta(exec_, D.a, D.b, D.c, D.d, D.e, D.y, D.x, info, opt, ws);
+              },
+              [] {}, nan_poison(D.x), reader(D.x, nsys, n, periodic), false);
       }
     }
     shared_rows<Ops>(n, nsys);

@@ -99,12 +99,16 @@ void check_penta_args(const char* fn, const BA& a, const BB& b, const BC& c, con
 /// threads) 0.94 / 0.97 against Registers' 0.82 / 0.88; n = 128 (8) 0.65 /
 /// 0.71 against 0.59 / 0.63; float n = 64 (32) 0.93 / 0.96 against 0.65 /
 /// 0.72, n = 128 (16) 0.66 / 0.74 against 0.35 / 0.51; n = 256 in 8 threads
-/// lost to Global in both types (0.49 against 0.51 in float).
+/// lost to Global in both types (0.49 against 0.51 in float). A caller's
+/// team size (requested > 0) is kept where such a team exists and its
+/// threads' rows fit the same 24 KB, else 0 (Auto then keeps the other
+/// variants).
 template <class T>
-int penta_scratch_team(int n) {
+int penta_scratch_team(int n, int requested = 0) {
   const size_t rows = static_cast<size_t>(n) * 3 * sizeof(T);
   for (int ts = 128 / static_cast<int>(sizeof(T)); ts >= 64 / static_cast<int>(sizeof(T)); ts /= 2)
-    if (rows * ts <= 24 * 1024) return ts;
+    if (rows * ts <= 24 * 1024)
+      return requested <= 0 ? ts : (rows * static_cast<size_t>(requested) <= 24 * 1024 ? requested : 0);
   return 0;
 }
 
@@ -120,13 +124,12 @@ void penta_per_system(const char* fn, const Exec& exec, const BA& a, const BB& b
   const int nsys = tx::nsys(x), n = tx::n(x);
   const PentaArgs<BA, BB, BC, BD, BE, BY, BX, Info> args{a, b, c, d, e, y, x, info};
   SolveOptions opt = opt_in;
-  // Auto with a team_size keeps the other variants unless those threads'
-  // rows fit the same 24 KB
-  const int sts = penta_scratch_team<T>(n);
-  if (is_device_exec<Exec>::value && !Periodic && tx::layout != Layout::Contiguous && opt.variant == Variant::Auto &&
-      sts > 0 && static_cast<size_t>(n) * 3 * sizeof(T) * (opt.team_size > 0 ? opt.team_size : sts) <= 24 * 1024) {
-    opt.variant = Variant::Scratch;
-    if (opt.team_size <= 0) opt.team_size = sts;
+  if (is_device_exec<Exec>::value && !Periodic && tx::layout != Layout::Contiguous && opt.variant == Variant::Auto) {
+    const int ts = penta_scratch_team<T>(n, opt.team_size);
+    if (ts > 0) {
+      opt.variant = Variant::Scratch;
+      opt.team_size = ts;
+    }
   }
   if (!Periodic && (opt.variant == Variant::Registers || opt.variant == Variant::Auto)) {
     constexpr int M = kPentaRegisterRows;

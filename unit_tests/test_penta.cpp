@@ -521,6 +521,25 @@ TEST(PentaErrors, BadArguments) {
 }
 
 // choose_pentadiagonal: elimination on the host and for periodic systems.
+// The small Scratch teams Auto gives per-system penta on GPUs for
+// interleaved and grouped batches: 128 bytes of a row a warp's load, halved
+// while a team's rows pass 24 KB, down to 64 bytes; a caller's team size where
+// such a team exists and its rows fit.
+TEST(PentaChoice, ScratchTeams) {
+  using kband::impl::penta_scratch_team;
+  EXPECT_EQ(penta_scratch_team<double>(1), 16);
+  EXPECT_EQ(penta_scratch_team<double>(64), 16);
+  EXPECT_EQ(penta_scratch_team<double>(65), 8);
+  EXPECT_EQ(penta_scratch_team<double>(128), 8);
+  EXPECT_EQ(penta_scratch_team<double>(129), 0);
+  EXPECT_EQ(penta_scratch_team<float>(64), 32);
+  EXPECT_EQ(penta_scratch_team<float>(128), 16);
+  EXPECT_EQ(penta_scratch_team<float>(129), 0);
+  EXPECT_EQ(penta_scratch_team<double>(64, 4), 4);
+  EXPECT_EQ(penta_scratch_team<double>(64, 32), 0);
+  EXPECT_EQ(penta_scratch_team<double>(256, 4), 0);
+}
+
 TEST(PentaErrors, ChooseAlgorithm) {
   Exec exec;
   const bool dev = device_backend();
