@@ -44,6 +44,7 @@
 #include "kband_PCR.hpp"
 #include "kband_Thomas.hpp"
 
+#include <cstdint>
 #include <limits>
 
 namespace kband {
@@ -90,26 +91,58 @@ void check_penta_args(const char* fn, const BA& a, const BB& b, const BC& c, con
           concat(fn, ": x must not alias a, b, c, d or e (it may alias y)"));
 }
 
-/// Threads a team of the non-periodic Scratch variant takes when Auto picks
-/// it (GPUs, interleaved and grouped batches): a warp's load covers 128 bytes
-/// of a row (16 doubles, 32 floats), halved while a team's rows (3 values a
-/// row a thread) pass 24 KB, so that 9 teams share a multiprocessor, down to
-/// 64 bytes; 0 when they do not fit (n > 128): Auto then takes Global.
-/// H100, 2^27 points, double, bw/copy interleaved / grouped: n = 64 (16
-/// threads) 0.94 / 0.97 against Registers' 0.82 / 0.88; n = 128 (8) 0.65 /
-/// 0.71 against 0.59 / 0.63; float n = 64 (32) 0.93 / 0.96 against 0.65 /
-/// 0.72, n = 128 (16) 0.66 / 0.74 against 0.35 / 0.51; n = 256 in 8 threads
-/// lost to Global in both types (0.49 against 0.51 in float). A caller's
-/// team size (requested > 0) is kept where such a team exists and its
-/// threads' rows fit the same 24 KB, else 0 (Auto then keeps the other
-/// variants).
+/// The team Auto gives the non-periodic Scratch variant on GPUs
+/// (interleaved and grouped batches): its threads, and whether z stays in
+/// scratch with p, q (three rows a thread) or goes through x (two; the
+/// solve then also writes and reads z there, 9 values a point moved against
+/// 7). team = 0: no such team (Auto then takes the other variants).
+struct PentaScratchPlan {
+  int team = 0;
+  bool z_scratch = true;
+};
+
+/// Auto's rule: a wide team (a warp's load covers 128 bytes of a row: 16
+/// doubles, 32 floats) with three rows a thread while its rows fit 36 KB
+/// (24 KB where the rows do not start on 128-byte lines, `aligned` false:
+/// a load then touches two lines, and a wide team's loads stall), then,
+/// aligned, a wide team with two rows a thread within 36 KB, then a narrow
+/// team (64 bytes) with three rows within 36 KB; none past that. H100,
+/// 2^27 points, pipelined forward pass, bw/copy interleaved aligned /
+/// misaligned / grouped, double: n = 96 wide-3 0.89 / 0.71-0.75 / 0.94
+/// against narrow-3 0.77 / 0.76 / 0.78; n = 128 wide-2 0.74 / 0.57-0.58 /
+/// 0.77 against narrow-3 0.66 / 0.61-0.63 / 0.69; n = 144 wide-2 0.73 /
+/// 0.56-0.59 / 0.76, narrow-3 0.65 / 0.61-0.64 / 0.69, Global 0.53 / 0.50 /
+/// 0.55; n = 192 narrow-3 0.60 / 0.57-0.60 / 0.64 against Global 0.51 / 0.48-
+/// 0.50 / 0.53; n = 224 Global; float the same rule in bytes (n = 128
+/// wide-2 0.73 / 0.57 / 0.78 against narrow-3 0.66 / 0.62 / 0.74; n = 256
+/// narrow-3 0.48 against Global 0.51). A caller's team size (requested > 0)
+/// gets three rows a thread where they fit 36 KB, else two, else 0.
 template <class T>
-int penta_scratch_team(int n, int requested = 0) {
-  const size_t rows = static_cast<size_t>(n) * 3 * sizeof(T);
-  for (int ts = 128 / static_cast<int>(sizeof(T)); ts >= 64 / static_cast<int>(sizeof(T)); ts /= 2)
-    if (rows * ts <= 24 * 1024)
-      return requested <= 0 ? ts : (rows * static_cast<size_t>(requested) <= 24 * 1024 ? requested : 0);
-  return 0;
+PentaScratchPlan penta_scratch_plan(int n, int requested = 0, bool aligned = true) {
+  constexpr size_t cap = 36 * 1024;
+  const size_t row = static_cast<size_t>(n) * sizeof(T);
+  const auto fits = [&](int rows, int ts, size_t limit) { return row * rows * static_cast<size_t>(ts) <= limit; };
+  if (requested > 0) {
+    if (fits(3, requested, cap)) return {requested, true};
+    if (fits(2, requested, cap)) return {requested, false};
+    return {};
+  }
+  const int wide = 128 / static_cast<int>(sizeof(T)), narrow = wide / 2;
+  if (fits(3, wide, aligned ? cap : 24 * 1024)) return {wide, true};
+  if (aligned && fits(2, wide, cap)) return {wide, false};
+  if (fits(3, narrow, cap)) return {narrow, true};
+  return {};
+}
+
+/// Whether every row of the batches starts on a 128-byte line (the data
+/// and the distance between rows multiples of 128 bytes: interleaved, nsys
+/// a multiple of 128 / sizeof(T); grouped, SZ), so that a team of a wide
+/// plan loads a row of an array as one line.
+template <class... B>
+bool rows_on_lines(const B&... b) {
+  return ((reinterpret_cast<std::uintptr_t>(batch_traits<B>::data(b)) % 128 == 0 &&
+           batch_traits<B>::row_stride(b) * sizeof(batch_value_t<B>) % 128 == 0) &&
+          ...);
 }
 
 template <bool Periodic, class Exec, class BA, class BB, class BC, class BD, class BE, class BY, class BX,
@@ -124,11 +157,13 @@ void penta_per_system(const char* fn, const Exec& exec, const BA& a, const BB& b
   const int nsys = tx::nsys(x), n = tx::n(x);
   const PentaArgs<BA, BB, BC, BD, BE, BY, BX, Info> args{a, b, c, d, e, y, x, info};
   SolveOptions opt = opt_in;
+  bool z_scratch = true;
   if (is_device_exec<Exec>::value && !Periodic && tx::layout != Layout::Contiguous && opt.variant == Variant::Auto) {
-    const int ts = penta_scratch_team<T>(n, opt.team_size);
-    if (ts > 0) {
+    const PentaScratchPlan plan = penta_scratch_plan<T>(n, opt.team_size, rows_on_lines(a, b, c, d, e, y, x));
+    if (plan.team > 0) {
       opt.variant = Variant::Scratch;
-      opt.team_size = ts;
+      opt.team_size = plan.team;
+      z_scratch = plan.z_scratch;
     }
   }
   if (!Periodic && (opt.variant == Variant::Registers || opt.variant == Variant::Auto)) {
@@ -159,14 +194,27 @@ void penta_per_system(const char* fn, const Exec& exec, const BA& a, const BB& b
   }
   constexpr int W = thomas_lanes<Exec, BX>::value;
   constexpr int U = thomas_unroll<Exec, BX>::value;
-  const ThomasGeometry g = thomas_geometry<Exec, T>(fn, nsys, n, W, Periodic ? 5 : 3, opt,
-                                                     tx::layout == Layout::Contiguous);
+  constexpr bool contiguous = tx::layout == Layout::Contiguous;
+  const int extra = Periodic ? 2 : 0;  // the columns of Z
+  ThomasGeometry g = thomas_geometry<Exec, T>(fn, nsys, n, W, (z_scratch ? 3 : 2) + extra, opt, contiguous);
+  if (g.scratch && z_scratch && g.scratch_level == 1 && !contiguous) {
+    // Scratch: where a team's rows do not fit level 0 but do without z, z
+    // goes through x (as in Global) and p, q stay on chip
+    const ThomasGeometry g2 = thomas_geometry<Exec, T>(fn, nsys, n, W, 2 + extra, opt, contiguous);
+    if (g2.scratch_level == 0) {
+      g = g2;
+      z_scratch = false;
+    }
+  }
   if (!g.scratch)
     grow_workspace(exec, ws, WorkspaceMap<tx::layout, tx::sz>::extent(nsys, n) * (Periodic ? 4 : 2), "kband::penta::ws");
   using Base = ThomasBase<Exec, BX, T, W>;
   const Base base{nsys, n, g.scratch, g.scratch_level, ws, std::numeric_limits<T>::quiet_NaN()};
-  if (g.scratch)
+  if (g.scratch && z_scratch)
     launch_thomas(fn, exec, g, PentaPerSystem<Exec, BA, BB, BC, BD, BE, BY, BX, Info, W, U, Periodic, true>(base, args));
+  else if (g.scratch)
+    launch_thomas(fn, exec, g,
+                  PentaPerSystem<Exec, BA, BB, BC, BD, BE, BY, BX, Info, W, U, Periodic, true, false>(base, args));
   else
     launch_thomas(fn, exec, g, PentaPerSystem<Exec, BA, BB, BC, BD, BE, BY, BX, Info, W, U, Periodic, false>(base, args));
 }
@@ -188,14 +236,17 @@ size_t penta_workspace_size(const BX& x, Boundary bc = Boundary::NonPeriodic) {
 
 /// Pentadiagonal Gaussian elimination without pivoting, one thread per system
 /// (per-system coefficients), any layout; n >= 1. opt.variant: Scratch keeps
-/// the forward-pass rows in team scratch, Global in x and the workspace
+/// the forward-pass rows in team scratch (interleaved and grouped batches:
+/// where a team's three rows a thread do not fit the on-chip level but two
+/// do, z goes through x), Global in x and the workspace
 /// (penta_workspace_size elements; allocated per call when too small),
 /// Registers in registers (a team of threads per system, 8 rows each,
 /// joined by a walk and two scans in team scratch: the solve reads a..e, y
 /// once and writes x once; impl/kband_PentaRegisters_impl.hpp). Auto on
 /// GPUs: Scratch in teams of 8-32 threads for interleaved and grouped
-/// batches of n <= 128 (impl::penta_scratch_team; such a solve also reads
-/// a..e, y once and writes x once), else Scratch or Global (kband::Variant).
+/// batches of n <= 192 (impl::penta_scratch_plan; with z in scratch such a
+/// solve reads a..e, y once and writes x once), else Scratch or Global
+/// (kband::Variant).
 template <class Exec, class BA, class BB, class BC, class BD, class BE, class BY, class BX, class Info>
 void penta(const Exec& exec, const BA& a, const BB& b, const BC& c, const BD& d, const BE& e, const BY& y,
            const BX& x, const Info& info, const SolveOptions& opt = {},

@@ -232,18 +232,21 @@ TYPED_TEST(PentaAccuracy, PerSystemRegisters) {
           }
 }
 // Per-system coefficients in the Scratch variant in the small teams Auto
-// gives interleaved and grouped batches on GPUs (impl::penta_scratch_team),
+// gives interleaved and grouped batches on GPUs (impl::penta_scratch_plan),
 // whose forward pass there loads the next block of rows while it eliminates
 // one (PentaPerSystem::forward_pipelined): n below, at, between and past
-// whole blocks of thomas_unroll rows, one block and one row, the largest n
-// Auto serves so; teams of 8, 16 and 32 threads and Auto; in place too.
+// whole blocks of thomas_unroll rows, one block and one row, the n where
+// Auto's plans change (z in scratch or through x; wide and narrow teams) up
+// to the largest it serves so; batches whose rows start on 128-byte lines
+// (64 systems) and others; teams of 8, 16 and 32 threads and Auto; in place
+// too.
 TYPED_TEST(PentaAccuracy, PerSystemScratchTeams) {
   using T = typename TestFixture::T;
   using L = typename TestFixture::L;
   using B = typename TestFixture::B;
   constexpr int U = KBAND_UNROLL_FOUR_STREAMS;  // the GPUs' block of rows
-  for (int n : {1, 3, U - 1, U, U + 1, 2 * U, 2 * U + 1, 3 * U, 3 * U + 5, 64, 100, 128})
-    for (int nsys : {1, kSZ + 1, 70})
+  for (int n : {1, 3, U - 1, U, U + 1, 2 * U, 2 * U + 1, 3 * U, 3 * U + 5, 64, 100, 128, 145, 192})
+    for (int nsys : {1, kSZ + 1, 64, 70})
       for (int ts : {0, 8, 16, 32})
         for (bool inplace : {false, true}) {
           if (inplace && ts != 8) continue;
@@ -251,6 +254,31 @@ TYPED_TEST(PentaAccuracy, PerSystemScratchTeams) {
           const bool served = run_penta<T, B>(PSolver::PerSystem, L::name(), n, nsys, v, ts, inplace, 0, nullptr);
           EXPECT_TRUE(served) << "penta " << kband::variant_name(v) << " n=" << n << " team_size=" << ts;
         }
+}
+// The Scratch variant where a team's three rows a thread (with periodic
+// systems five) do not fit the on-chip scratch level but two (four) do: z
+// then goes through x (interleaved and grouped batches; contiguous ones keep
+// the larger level). n: the largest such, and one between the two limits.
+TYPED_TEST(PentaAccuracy, PerSystemScratchZThroughX) {
+  using T = typename TestFixture::T;
+  using L = typename TestFixture::L;
+  using B = typename TestFixture::B;
+  const int ts = device_backend() ? 8 : 1;  // threads a team (hosts: 1)
+  const size_t thread = static_cast<size_t>(kband::impl::thomas_lanes<Exec, B>::value) * sizeof(T) * ts;
+  const size_t level0 = static_cast<size_t>(Kokkos::TeamPolicy<Exec>::scratch_size_max(0));
+  for (PSolver solver : {PSolver::PerSystem, PSolver::Periodic}) {
+    const int extra = solver == PSolver::Periodic ? 2 : 0;
+    const int most = static_cast<int>(level0 / ((2 + extra) * thread));   // fits without z
+    const int least = static_cast<int>(level0 / ((3 + extra) * thread)) + 1;  // does not with z
+    ASSERT_LT(least, most);
+    for (int n : {most, (least + most) / 2 | 1})
+      for (int nsys : {1, kSZ + 1, 70})
+        for (bool inplace : {false, true}) {
+          const bool served =
+              run_penta<T, B>(solver, L::name(), n, nsys, kband::Variant::Scratch, ts, inplace, 0, nullptr);
+          EXPECT_TRUE(served) << psolver_name(solver) << " Scratch n=" << n;
+        }
+  }
 }
 // Zero entries inside the band: with e(s,j) = 0 the 4x4 transfer of row j
 // is singular, while the Registers variant's map of Pluecker coordinates
@@ -521,23 +549,61 @@ TEST(PentaErrors, BadArguments) {
 }
 
 // choose_pentadiagonal: elimination on the host and for periodic systems.
-// The small Scratch teams Auto gives per-system penta on GPUs for
-// interleaved and grouped batches: 128 bytes of a row a warp's load, halved
-// while a team's rows pass 24 KB, down to 64 bytes; a caller's team size where
-// such a team exists and its rows fit.
+// The Scratch teams Auto gives per-system penta on GPUs for interleaved and
+// grouped batches (impl::penta_scratch_plan): wide (128 bytes of a row a
+// warp's load) with three rows a thread within 36 KB (24 KB where rows miss
+// 128-byte lines), wide with two where rows start on lines, narrow (64
+// bytes) with three; a caller's team size with three rows, else two, where
+// they fit 36 KB. rows_on_lines: the data and the rows' distance in 128-byte
+// steps.
 TEST(PentaChoice, ScratchTeams) {
-  using kband::impl::penta_scratch_team;
-  EXPECT_EQ(penta_scratch_team<double>(1), 16);
-  EXPECT_EQ(penta_scratch_team<double>(64), 16);
-  EXPECT_EQ(penta_scratch_team<double>(65), 8);
-  EXPECT_EQ(penta_scratch_team<double>(128), 8);
-  EXPECT_EQ(penta_scratch_team<double>(129), 0);
-  EXPECT_EQ(penta_scratch_team<float>(64), 32);
-  EXPECT_EQ(penta_scratch_team<float>(128), 16);
-  EXPECT_EQ(penta_scratch_team<float>(129), 0);
-  EXPECT_EQ(penta_scratch_team<double>(64, 4), 4);
-  EXPECT_EQ(penta_scratch_team<double>(64, 32), 0);
-  EXPECT_EQ(penta_scratch_team<double>(256, 4), 0);
+  using kband::impl::penta_scratch_plan;
+  const auto plan = [](kband::impl::PentaScratchPlan p) { return std::make_pair(p.team, p.z_scratch); };
+  const auto three = [](int t) { return std::make_pair(t, true); };
+  const auto two = [](int t) { return std::make_pair(t, false); };
+  EXPECT_EQ(plan(penta_scratch_plan<double>(1)), three(16));
+  EXPECT_EQ(plan(penta_scratch_plan<double>(64, 0, false)), three(16));
+  EXPECT_EQ(plan(penta_scratch_plan<double>(65, 0, false)), three(8));
+  EXPECT_EQ(plan(penta_scratch_plan<double>(96)), three(16));
+  EXPECT_EQ(plan(penta_scratch_plan<double>(96, 0, false)), three(8));
+  EXPECT_EQ(plan(penta_scratch_plan<double>(97)), two(16));
+  EXPECT_EQ(plan(penta_scratch_plan<double>(144)), two(16));
+  EXPECT_EQ(plan(penta_scratch_plan<double>(144, 0, false)), three(8));
+  EXPECT_EQ(plan(penta_scratch_plan<double>(145)), three(8));
+  EXPECT_EQ(plan(penta_scratch_plan<double>(192)), three(8));
+  EXPECT_EQ(penta_scratch_plan<double>(193).team, 0);
+  EXPECT_EQ(penta_scratch_plan<double>(193, 0, false).team, 0);
+  EXPECT_EQ(plan(penta_scratch_plan<float>(64)), three(32));
+  EXPECT_EQ(plan(penta_scratch_plan<float>(96)), three(32));
+  EXPECT_EQ(plan(penta_scratch_plan<float>(128)), two(32));
+  EXPECT_EQ(plan(penta_scratch_plan<float>(128, 0, false)), three(16));
+  EXPECT_EQ(plan(penta_scratch_plan<float>(192)), three(16));
+  EXPECT_EQ(penta_scratch_plan<float>(193).team, 0);
+  EXPECT_EQ(plan(penta_scratch_plan<double>(64, 4)), three(4));
+  EXPECT_EQ(plan(penta_scratch_plan<double>(64, 32)), two(32));
+  EXPECT_EQ(plan(penta_scratch_plan<double>(256, 4)), three(4));
+  EXPECT_EQ(penta_scratch_plan<double>(1000, 4).team, 0);
+  using kband::impl::rows_on_lines;
+  // batches over storage whose first element sits on a 128-byte line (`at`)
+  // or 64 bytes past one
+  Kokkos::View<double*> buf("buf", 4096);
+  const auto at = [&](size_t off) {
+    const std::uintptr_t p = reinterpret_cast<std::uintptr_t>(buf.data());
+    return reinterpret_cast<double*>((p + 127) / 128 * 128 + off);
+  };
+  using ID = kband::InterleavedBatch<double>;
+  using IF = kband::InterleavedBatch<float>;
+  const ID i16(at(0), 16, 5), i17(at(0), 17, 5), i16off(at(64), 16, 5);
+  const IF f32(reinterpret_cast<float*>(at(0)), 32, 5), f16(reinterpret_cast<float*>(at(0)), 16, 5);
+  EXPECT_TRUE(rows_on_lines(i16, f32));
+  EXPECT_FALSE(rows_on_lines(i16, i17));
+  EXPECT_FALSE(rows_on_lines(i16off));
+  EXPECT_FALSE(rows_on_lines(f16));
+  using G16 = kband::GroupedBatch<double, 16>;
+  using G8 = kband::GroupedBatch<double, 8>;
+  EXPECT_TRUE(rows_on_lines(G16(G16::view_type(at(0), 2, 5), 20)));
+  EXPECT_FALSE(rows_on_lines(G16(G16::view_type(at(64), 2, 5), 20)));
+  EXPECT_FALSE(rows_on_lines(G8(G8::view_type(at(0), 3, 5), 20)));
 }
 
 TEST(PentaErrors, ChooseAlgorithm) {

@@ -290,18 +290,19 @@ struct PentaPeriodicPack {
 // Per-system coefficients.
 // ---------------------------------------------------------------------------
 template <class Exec, class BA, class BB, class BC, class BD, class BE, class BY, class BX, class Info, int W,
-          int U, bool Periodic, bool Scratch>
+          int U, bool Periodic, bool Scratch, bool ZScratch = Scratch>
 struct PentaPerSystem : ThomasBase<Exec, BX, batch_value_t<BX>, W>,
                         PentaArgs<BA, BB, BC, BD, BE, BY, BX, Info> {
   using T = batch_value_t<BX>;
   using Base = ThomasBase<Exec, BX, T, W>;
   using typename Base::member_type;
-  // stored rows: p (0), q (1), z (2 in scratch; x itself otherwise), and
-  // for periodic systems the two columns of Z = A'^-1 U
+  // stored rows: p (0), q (1), z (2 in scratch when ZScratch; x itself
+  // otherwise), and for periodic systems the two columns of Z = A'^-1 U
+  static_assert(Scratch || !ZScratch, "kband: z sits in scratch only in the Scratch variant");
   static constexpr int kZ = 2;
-  static constexpr int kU1 = Scratch ? 3 : 2;
+  static constexpr int kU1 = ZScratch ? 3 : 2;
   static constexpr int kU2 = kU1 + 1;
-  static constexpr int kBufs = (Scratch ? 3 : 2) + (Periodic ? 2 : 0);
+  static constexpr int kBufs = (ZScratch ? 3 : 2) + (Periodic ? 2 : 0);
   using Args = PentaArgs<BA, BB, BC, BD, BE, BY, BX, Info>;
   using Args::a, Args::b, Args::c, Args::d, Args::e, Args::y, Args::x, Args::info;
 
@@ -316,7 +317,7 @@ struct PentaPerSystem : ThomasBase<Exec, BX, batch_value_t<BX>, W>,
   };
 
   KOKKOS_INLINE_FUNCTION T& zref(const LaneStore<T>& st, int s0, int j, int l) const {
-    return Scratch ? st(kZ, j, l) : x(s0 + l, j);
+    return ZScratch ? st(kZ, j, l) : x(s0 + l, j);
   }
 
   /// Whether a thread's full set of lanes may run as packs of
