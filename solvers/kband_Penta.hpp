@@ -196,6 +196,15 @@ void penta_per_system(const char* fn, const Exec& exec, const BA& a, const BB& b
   constexpr int U = thomas_unroll<Exec, BX>::value;
   constexpr bool contiguous = tx::layout == Layout::Contiguous;
   const int extra = Periodic ? 2 : 0;  // the columns of Z
+  // CPUs, interleaved and grouped batches: a thread's lanes run as vector
+  // packs (PentaPerSystem::solve_packed), with z in x; Auto keeps p and q in
+  // team scratch (a buffer per thread that Kokkos keeps between calls and
+  // that stays in cache) rather than in a workspace the size of the batch
+  constexpr bool host_packs = !is_device_exec<Exec>::value && W > 1 && W % LanePack<T>::L == 0;
+  if (host_packs) {
+    if (opt.variant == Variant::Auto) opt.variant = Variant::Scratch;
+    z_scratch = false;
+  }
   ThomasGeometry g = thomas_geometry<Exec, T>(fn, nsys, n, W, (z_scratch ? 3 : 2) + extra, opt, contiguous);
   if (g.scratch && z_scratch && g.scratch_level == 1 && !contiguous) {
     // Scratch: where a team's rows do not fit level 0 but do without z, z

@@ -321,8 +321,9 @@ struct PentaPerSystem : ThomasBase<Exec, BX, batch_value_t<BX>, W>,
   }
 
   /// Whether a thread's full set of lanes may run as packs of
-  /// LanePack<T>::L (CPUs, Global solves; see packed).
-  static constexpr bool kPacks = W > 1 && W % LanePack<T>::L == 0 && !Scratch;
+  /// LanePack<T>::L (CPUs, Global solves and Scratch ones with z in x; see
+  /// packed).
+  static constexpr bool kPacks = W > 1 && W % LanePack<T>::L == 0 && !ZScratch;
 
   /// Whether a thread's full set of lanes of a contiguous batch runs as one
   /// pack through transposed blocks (CPUs, Global solves; see
@@ -345,21 +346,23 @@ struct PentaPerSystem : ThomasBase<Exec, BX, batch_value_t<BX>, W>,
     int nl;
     const int s0 = this->first_system(m, nl);
     if (nl == 0) return;
+    // one store a thread: in team scratch each call takes more of it
+    const LaneStore<T> st = this->store(m, s0, kBufs);
     if constexpr (kPacks) {
-      if (nl == W && packed(m, s0)) {
-        for (int k = 0; k < W / LanePack<T>::L; ++k) solve_packed(m, s0 + k * LanePack<T>::L);
+      if (nl == W && packed(st, s0)) {
+        for (int k = 0; k < W / LanePack<T>::L; ++k)
+          solve_packed(s0 + k * LanePack<T>::L, st.from_lane(k * LanePack<T>::L));
         return;
       }
     }
     if constexpr (kContiguousPack) {
       if (nl == W) {
-        solve_contiguous_pack(m, s0);
+        solve_contiguous_pack(s0, st);
         return;
       }
     }
     const int nlc = W == 1 ? 1 : nl;
     const int n = this->n;
-    const LaneStore<T> st = this->store(m, s0, kBufs);
     State S;
     for (int l = 0; l < nlc; ++l) {
       for (int k = 0; k < 2; ++k) S.p[k][l] = S.q[k][l] = S.z[k][l] = S.v1[k][l] = S.v2[k][l] = T(0);
@@ -405,9 +408,9 @@ struct PentaPerSystem : ThomasBase<Exec, BX, batch_value_t<BX>, W>,
 
   /// Whether every pack of LanePack<T>::L systems from s0 lies at
   /// consecutive addresses in a .. e, y, x and the workspace.
-  KOKKOS_INLINE_FUNCTION bool packed(const member_type& m, int s0) const {
+  KOKKOS_INLINE_FUNCTION bool packed(const LaneStore<T>& st, int s0) const {
     constexpr int L = LanePack<T>::L;
-    if (this->store(m, s0, kBufs).lane != 1) return false;
+    if (st.lane != 1) return false;
     return packs_adjacent<L>(s0, W / L, a, b, c, d, e, y, x);
   }
 
@@ -421,12 +424,11 @@ struct PentaPerSystem : ThomasBase<Exec, BX, batch_value_t<BX>, W>,
   /// fourth buffers), the Woodbury weights, and a third pass x = z - w0 Z_1
   /// - w1 Z_2; the check also covers c(s,0), c(s,1) and det H (n for a
   /// singular H).
-  KOKKOS_INLINE_FUNCTION void solve_packed(const member_type& m, const int s) const {
+  KOKKOS_INLINE_FUNCTION void solve_packed(const int s, const LaneStore<T>& st) const {
     using P = LanePack<T>;
     using V = typename P::V;
     constexpr int K = P::K;
     const int n = this->n;
-    const LaneStore<T> st = this->store(m, s, kBufs);
     T* const pw = &st(0, 0, 0);
     T* const qw = &st(1, 0, 0);
     T* const uw[2] = {Periodic ? &st(kU1, 0, 0) : nullptr, Periodic ? &st(kU2, 0, 0) : nullptr};
@@ -501,12 +503,11 @@ struct PentaPerSystem : ThomasBase<Exec, BX, batch_value_t<BX>, W>,
   /// solve_packed, the columns of Z to the workspace's third and
   /// fourth buffers in the same form, and a third pass through x.
   static constexpr int kRows = 32;
-  KOKKOS_INLINE_FUNCTION void solve_contiguous_pack(const member_type& m, const int s) const {
+  KOKKOS_INLINE_FUNCTION void solve_contiguous_pack(const int s, const LaneStore<T>& st) const {
     using P = LanePack<T>;
     using V = typename P::V;
     constexpr int K = P::K, L = P::L, B = kRows;
     const int n = this->n;
-    const LaneStore<T> st = this->store(m, s, kBufs);
     T* const pw = &st(0, 0, 0);  // row j of p at pw + j L
     T* const qw = &st(1, 0, 0);
     T* const uw[2] = {Periodic ? &st(kU1, 0, 0) : nullptr, Periodic ? &st(kU2, 0, 0) : nullptr};

@@ -267,6 +267,12 @@ struct LaneStore {
   KOKKOS_INLINE_FUNCTION T& operator()(int b, int j, int l) const {
     return base[b * buf + j * row + l * lane];
   }
+  /// The same store from lane l on.
+  KOKKOS_INLINE_FUNCTION LaneStore from_lane(int l) const {
+    LaneStore t = *this;
+    t.base += l * lane;
+    return t;
+  }
 };
 
 /// Offset of (s, row 0) and the row stride of the workspace, laid out like the batch.
@@ -375,14 +381,16 @@ struct ThomasBase {
 // Sherman-Morrison with gamma = -b(s,0).
 // ---------------------------------------------------------------------------
 template <class Exec, class BA, class BB, class BC, class BD, class BX, class Info, int W,
-          int U, bool Periodic, bool Scratch>
+          int U, bool Periodic, bool Scratch, bool YScratch = Scratch>
 struct ThomasPerSystem : ThomasBase<Exec, BX, batch_value_t<BX>, W> {
   using T = batch_value_t<BX>;
   using Base = ThomasBase<Exec, BX, T, W>;
   using typename Base::member_type;
-  // stored rows: c' (buffer 0), y' (buffer 1 in scratch; x itself otherwise),
-  // z' (periodic only: buffer 2 in scratch, 1 in the workspace)
-  static constexpr int kZ = Scratch ? 2 : 1;
+  // stored rows: c' (buffer 0), y' (buffer 1 in scratch when YScratch; x
+  // itself otherwise), z' (periodic only: the buffer after them)
+  static_assert(Scratch || !YScratch, "kband: y' sits in scratch only in the Scratch variant");
+  static constexpr int kZ = YScratch ? 2 : 1;
+  static constexpr int kBufs = kZ + (Periodic ? 1 : 0);
   BA a;
   BB b;
   BC c;
@@ -416,14 +424,15 @@ struct ThomasPerSystem : ThomasBase<Exec, BX, batch_value_t<BX>, W> {
   };
 
   KOKKOS_INLINE_FUNCTION T& yref(const LaneStore<T>& st, const Out& xo, int j, int l) const {
-    return Scratch ? st(1, j, l) : xo(j, l);
+    return YScratch ? st(1, j, l) : xo(j, l);
   }
 
   KOKKOS_FUNCTION void operator()(const member_type& m) const { this->by_lanes(*this, m); }
 
   /// Whether a thread's full set of lanes may run as packs of
-  /// LanePack<T>::L (CPUs, Global solves; see packed).
-  static constexpr bool kPacks = W > 1 && W % LanePack<T>::L == 0 && !Scratch;
+  /// LanePack<T>::L (CPUs, Global solves and Scratch ones with y' in x; see
+  /// packed).
+  static constexpr bool kPacks = W > 1 && W % LanePack<T>::L == 0 && !YScratch;
 
   /// Whether a thread's full set of lanes of a contiguous batch runs as one
   /// pack through transposed blocks (CPUs, Global solves; see
@@ -433,20 +442,22 @@ struct ThomasPerSystem : ThomasBase<Exec, BX, batch_value_t<BX>, W> {
 
   template <int NL>
   KOKKOS_INLINE_FUNCTION void solve(const member_type& m, const int s0, const int nl) const {
+    // one store a thread: in team scratch each call takes more of it
+    const LaneStore<T> st = this->store(m, s0, kBufs);
     if constexpr (kPacks && NL == W) {
       // (periodic systems of one row: the lane loops)
-      if ((!Periodic || this->n >= 2) && packed(m, s0)) {
-        for (int k = 0; k < W / LanePack<T>::L; ++k) solve_packed(m, s0 + k * LanePack<T>::L);
+      if ((!Periodic || this->n >= 2) && packed(st, s0)) {
+        for (int k = 0; k < W / LanePack<T>::L; ++k)
+          solve_packed(s0 + k * LanePack<T>::L, st.from_lane(k * LanePack<T>::L));
         return;
       }
     }
     if constexpr (kContiguousPack && NL == W) {
-      solve_contiguous_pack(m, s0);
+      solve_contiguous_pack(s0, st);
       return;
     }
     const int nlc = NL > 0 ? NL : nl;
     const int n = this->n;
-    const LaneStore<T> st = this->store(m, s0, Periodic ? 3 : 2);
     const Out xo{&x(s0, 0), batch_traits<BX>::row_stride(x), batch_traits<BX>::lane_stride(x), &x, s0};
     State S;
     {
@@ -511,9 +522,9 @@ struct ThomasPerSystem : ThomasBase<Exec, BX, batch_value_t<BX>, W> {
 
   /// Whether every pack of LanePack<T>::L systems from s0 lies at
   /// consecutive addresses in a, b, c, d, x and the workspace.
-  KOKKOS_INLINE_FUNCTION bool packed(const member_type& m, int s0) const {
+  KOKKOS_INLINE_FUNCTION bool packed(const LaneStore<T>& st, int s0) const {
     constexpr int L = LanePack<T>::L;
-    if (this->store(m, s0, 2).lane != 1) return false;
+    if (st.lane != 1) return false;
     return packs_adjacent<L>(s0, W / L, a, b, c, d, x);
   }
 
@@ -527,10 +538,9 @@ struct ThomasPerSystem : ThomasBase<Exec, BX, batch_value_t<BX>, W> {
   /// for the sum leaves SSE2's 16 registers enough for the recurrences.
   /// Periodic: z (the correction's vector) runs beside y, to the workspace's
   /// second buffer, and a third pass subtracts fact z from x.
-  KOKKOS_INLINE_FUNCTION void solve_packed(const member_type& m, const int s) const {
+  KOKKOS_INLINE_FUNCTION void solve_packed(const int s, const LaneStore<T>& st) const {
     using P = LanePack<T>;
     const int n = this->n;
-    const LaneStore<T> st = this->store(m, s, Periodic ? 3 : 2);
     T* const cw = &st(0, 0, 0);
     T* const zw = Periodic ? &st(kZ, 0, 0) : nullptr;
     const T* const ap = &a(s, 0);
@@ -629,12 +639,11 @@ struct ThomasPerSystem : ThomasBase<Exec, BX, batch_value_t<BX>, W> {
   /// workspace's second buffer, in the same form), then a third pass through
   /// x subtracts fact z, as solve_packed does.
   static constexpr int kRows = 32;
-  KOKKOS_INLINE_FUNCTION void solve_contiguous_pack(const member_type& m, const int s) const {
+  KOKKOS_INLINE_FUNCTION void solve_contiguous_pack(const int s, const LaneStore<T>& st) const {
     using P = LanePack<T>;
     using V = typename P::V;
     constexpr int K = P::K, L = P::L, B = kRows;
     const int n = this->n;
-    const LaneStore<T> st = this->store(m, s, Periodic ? 3 : 2);
     T* const cw = st.base;           // row j of c' at cw + j L
     T* const zw = st.base + st.buf;  // periodic: row j of z at zw + j L
     const T* const ap = &a(s, 0);
