@@ -246,8 +246,9 @@ size_t penta_workspace_size(const BX& x, Boundary bc = Boundary::NonPeriodic) {
 /// Pentadiagonal Gaussian elimination without pivoting, one thread per system
 /// (per-system coefficients), any layout; n >= 1. opt.variant: Scratch keeps
 /// the forward-pass rows in team scratch (interleaved and grouped batches:
-/// where a team's three rows a thread do not fit the on-chip level but two
-/// do, z goes through x), Global in x and the workspace
+/// on GPUs where a team's three rows a thread do not fit the on-chip level
+/// but two do, and always on hosts, whose threads run their systems as
+/// vector packs, z goes through x), Global in x and the workspace
 /// (penta_workspace_size elements; allocated per call when too small),
 /// Registers in registers (a team of threads per system, 8 rows each,
 /// joined by a walk and two scans in team scratch: the solve reads a..e, y
@@ -255,7 +256,9 @@ size_t penta_workspace_size(const BX& x, Boundary bc = Boundary::NonPeriodic) {
 /// GPUs: Scratch in teams of 8-32 threads for interleaved and grouped
 /// batches of n <= 192 (impl::penta_scratch_plan; with z in scratch such a
 /// solve reads a..e, y once and writes x once), else Scratch or Global
-/// (kband::Variant).
+/// (kband::Variant); on hosts Scratch for interleaved and grouped batches
+/// (no workspace), Global (packs through transposed blocks) for contiguous
+/// ones.
 template <class Exec, class BA, class BB, class BC, class BD, class BE, class BY, class BX, class Info>
 void penta(const Exec& exec, const BA& a, const BB& b, const BC& c, const BD& d, const BE& e, const BY& y,
            const BX& x, const Info& info, const SolveOptions& opt = {},
