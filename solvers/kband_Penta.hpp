@@ -178,17 +178,25 @@ void penta_per_system(const char* fn, const Exec& exec, const BA& a, const BB& b
   // contiguous batches on CPUs, Global: a thread takes a pack of
   // LanePack<T>::L systems through transposed blocks
   // (PentaPerSystem::solve_contiguous_pack)
+  // (Auto and Scratch: p, q in the thread's team scratch, Global: in the
+  // workspace)
   if constexpr (!is_device_exec<Exec>::value && KBAND_HOST_VECTOR_PACKS && tx::layout == Layout::Contiguous) {
-    if (opt.variant == Variant::Auto || opt.variant == Variant::Global) {
+    if (opt.variant == Variant::Auto || opt.variant == Variant::Global || opt.variant == Variant::Scratch) {
       constexpr int WC = LanePack<T>::L;
       SolveOptions og = opt;
-      og.variant = Variant::Global;
-      const ThomasGeometry g = thomas_geometry<Exec, T>(fn, nsys, n, WC, Periodic ? 5 : 3, og, true);
-      grow_workspace(exec, ws, WorkspaceMap<tx::layout, tx::sz>::extent(nsys, n) * (Periodic ? 4 : 2),
-                     "kband::penta::ws");
-      const ThomasBase<Exec, BX, T, WC> base{nsys, n, false, 0, ws, std::numeric_limits<T>::quiet_NaN()};
-      launch_thomas(fn, exec, g,
-                    PentaPerSystem<Exec, BA, BB, BC, BD, BE, BY, BX, Info, WC, 1, Periodic, false>(base, args));
+      if (og.variant == Variant::Auto) og.variant = Variant::Scratch;
+      const ThomasGeometry g = thomas_geometry<Exec, T>(fn, nsys, n, WC, Periodic ? 4 : 2, og, true);
+      if (!g.scratch)
+        grow_workspace(exec, ws, WorkspaceMap<tx::layout, tx::sz>::extent(nsys, n) * (Periodic ? 4 : 2),
+                       "kband::penta::ws");
+      const ThomasBase<Exec, BX, T, WC> base{nsys, n, g.scratch, g.scratch_level, ws,
+                                             std::numeric_limits<T>::quiet_NaN()};
+      if (g.scratch)
+        launch_thomas(fn, exec, g,
+                      PentaPerSystem<Exec, BA, BB, BC, BD, BE, BY, BX, Info, WC, 1, Periodic, true, false>(base, args));
+      else
+        launch_thomas(fn, exec, g,
+                      PentaPerSystem<Exec, BA, BB, BC, BD, BE, BY, BX, Info, WC, 1, Periodic, false>(base, args));
       return;
     }
   }
@@ -256,9 +264,8 @@ size_t penta_workspace_size(const BX& x, Boundary bc = Boundary::NonPeriodic) {
 /// GPUs: Scratch in teams of 8-32 threads for interleaved and grouped
 /// batches of n <= 192 (impl::penta_scratch_plan; with z in scratch such a
 /// solve reads a..e, y once and writes x once), else Scratch or Global
-/// (kband::Variant); on hosts Scratch for interleaved and grouped batches
-/// (no workspace), Global (packs through transposed blocks) for contiguous
-/// ones.
+/// (kband::Variant); on hosts Scratch (vector packs; contiguous batches
+/// through transposed blocks), which needs no workspace.
 template <class Exec, class BA, class BB, class BC, class BD, class BE, class BY, class BX, class Info>
 void penta(const Exec& exec, const BA& a, const BB& b, const BC& c, const BD& d, const BE& e, const BY& y,
            const BX& x, const Info& info, const SolveOptions& opt = {},

@@ -43,10 +43,10 @@ namespace kband {
 /// float), else
 /// Recompute (shared factors, interleaved and grouped batches of enough
 /// systems), Scratch or Global; on hosts Global, except per-system
-/// kband::thomas, periodic_thomas, penta and periodic_penta on interleaved
-/// and grouped batches: Scratch (one core of a Xeon VM, 2^20 points, n =
-/// 64..4096, against Global with a workspace passed: thomas grouped 1.15-
-/// 1.4x faster, interleaved 1.3-2.3x; penta 1.2-1.6x).
+/// kband::thomas, periodic_thomas, penta and periodic_penta: Scratch (one
+/// core of a Xeon VM, 2^20 points, n = 64..4096, against Global with a
+/// workspace passed: thomas grouped 1.15-1.4x faster, interleaved 1.3-2.3x,
+/// contiguous 1.1-1.2x; penta 1.1-1.6x).
 ///  * Global: in the output and a workspace (any size, any backend);
 ///  * Scratch: in team scratch memory, a thread per system (on hosts
 ///    per-system thomas' y' and penta's z go through x, and a thread's lanes
@@ -427,17 +427,27 @@ void thomas_per_system(const char* fn, const Exec& exec, const BA& a, const BB& 
   // LanePack<T>::L systems through transposed blocks
   // (ThomasPerSystem::solve_contiguous_pack; lane by lane, a thread runs one
   // system, whose pivots' divisions lie on its chain); periodic too
+  // (Auto and Scratch: c' in the thread's team scratch, Global: in the
+  // workspace)
   if constexpr (!is_device_exec<Exec>::value && KBAND_HOST_VECTOR_PACKS && tx::layout == Layout::Contiguous) {
-    if (opt.variant == Variant::Auto || opt.variant == Variant::Global) {
+    if (opt.variant == Variant::Auto || opt.variant == Variant::Global || opt.variant == Variant::Scratch) {
       constexpr int WC = LanePack<T>::L;
       SolveOptions og = opt;
-      og.variant = Variant::Global;
-      const ThomasGeometry g = thomas_geometry<Exec, T>(fn, nsys, n, WC, Periodic ? 3 : 2, og, true);
-      grow_workspace(exec, ws, WorkspaceMap<tx::layout, tx::sz>::extent(nsys, n) * (Periodic ? 2 : 1),
-                     "kband::thomas::ws");
-      const ThomasBase<Exec, BX, T, WC> base{nsys, n, false, 0, ws, std::numeric_limits<T>::quiet_NaN()};
-      launch_thomas(fn, exec, g,
-                    ThomasPerSystem<Exec, BA, BB, BC, BD, BX, Info, WC, 1, Periodic, false>(base, a, b, c, d, x, info));
+      if (og.variant == Variant::Auto) og.variant = Variant::Scratch;
+      const ThomasGeometry g = thomas_geometry<Exec, T>(fn, nsys, n, WC, Periodic ? 2 : 1, og, true);
+      if (!g.scratch)
+        grow_workspace(exec, ws, WorkspaceMap<tx::layout, tx::sz>::extent(nsys, n) * (Periodic ? 2 : 1),
+                       "kband::thomas::ws");
+      const ThomasBase<Exec, BX, T, WC> base{nsys, n, g.scratch, g.scratch_level, ws,
+                                             std::numeric_limits<T>::quiet_NaN()};
+      if (g.scratch)
+        launch_thomas(fn, exec, g,
+                      ThomasPerSystem<Exec, BA, BB, BC, BD, BX, Info, WC, 1, Periodic, true, false>(base, a, b, c, d,
+                                                                                                    x, info));
+      else
+        launch_thomas(fn, exec, g,
+                      ThomasPerSystem<Exec, BA, BB, BC, BD, BX, Info, WC, 1, Periodic, false>(base, a, b, c, d, x,
+                                                                                              info));
       return;
     }
   }

@@ -328,7 +328,7 @@ struct PentaPerSystem : ThomasBase<Exec, BX, batch_value_t<BX>, W>,
   /// Whether a thread's full set of lanes of a contiguous batch runs as one
   /// pack through transposed blocks (CPUs, Global solves; see
   /// solve_contiguous_pack).
-  static constexpr bool kContiguousPack = KBAND_HOST_VECTOR_PACKS && W == LanePack<T>::L && !Scratch &&
+  static constexpr bool kContiguousPack = KBAND_HOST_VECTOR_PACKS && W == LanePack<T>::L && !ZScratch &&
                                           batch_traits<BX>::layout == Layout::Contiguous;
 
   /// Whether the forward pass runs forward_pipelined (where the rows sit in
