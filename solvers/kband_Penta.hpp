@@ -184,7 +184,8 @@ void penta_per_system(const char* fn, const Exec& exec, const BA& a, const BB& b
     if (opt.variant == Variant::Auto || opt.variant == Variant::Global || opt.variant == Variant::Scratch) {
       constexpr int WC = LanePack<T>::L;
       SolveOptions og = opt;
-      if (og.variant == Variant::Auto) og.variant = Variant::Scratch;
+      if (og.variant == Variant::Auto)
+        og.variant = host_rows_fit_scratch<Exec, T>(n, WC, Periodic ? 4 : 2) ? Variant::Scratch : Variant::Global;
       const ThomasGeometry g = thomas_geometry<Exec, T>(fn, nsys, n, WC, Periodic ? 4 : 2, og, true);
       if (!g.scratch)
         grow_workspace(exec, ws, WorkspaceMap<tx::layout, tx::sz>::extent(nsys, n) * (Periodic ? 4 : 2),
@@ -210,7 +211,8 @@ void penta_per_system(const char* fn, const Exec& exec, const BA& a, const BB& b
   // that stays in cache) rather than in a workspace the size of the batch
   constexpr bool host_packs = !is_device_exec<Exec>::value && W > 1 && W % LanePack<T>::L == 0;
   if (host_packs) {
-    if (opt.variant == Variant::Auto) opt.variant = Variant::Scratch;
+    if (opt.variant == Variant::Auto)
+      opt.variant = host_rows_fit_scratch<Exec, T>(n, W, 2 + extra) ? Variant::Scratch : Variant::Global;
     z_scratch = false;
   }
   ThomasGeometry g = thomas_geometry<Exec, T>(fn, nsys, n, W, (z_scratch ? 3 : 2) + extra, opt, contiguous);

@@ -219,6 +219,16 @@ ThomasGeometry thomas_geometry(const char* fn, int nsys, int n, int lanes, int n
   return g;
 }
 
+/// Whether a host thread's rows (n rows of `lanes` systems, nbuf values a
+/// row) fit the backend's team scratch: Auto's condition for the Scratch
+/// packs of the per-system solves on hosts (Global, with a workspace,
+/// beyond).
+template <class Exec, class T>
+bool host_rows_fit_scratch(int n, int lanes, int nbuf) {
+  return static_cast<size_t>(n) * lanes * nbuf * sizeof(T) <=
+         static_cast<size_t>(Kokkos::TeamPolicy<Exec>::scratch_size_max(1));
+}
+
 template <class Exec, class Functor, class... Props>
 void launch_thomas(const char* label, const Exec& exec, const ThomasGeometry& g, const Functor& f, Props...) {
   if (g.nsys == 0) return;
@@ -433,7 +443,8 @@ void thomas_per_system(const char* fn, const Exec& exec, const BA& a, const BB& 
     if (opt.variant == Variant::Auto || opt.variant == Variant::Global || opt.variant == Variant::Scratch) {
       constexpr int WC = LanePack<T>::L;
       SolveOptions og = opt;
-      if (og.variant == Variant::Auto) og.variant = Variant::Scratch;
+      if (og.variant == Variant::Auto)
+        og.variant = host_rows_fit_scratch<Exec, T>(n, WC, Periodic ? 2 : 1) ? Variant::Scratch : Variant::Global;
       const ThomasGeometry g = thomas_geometry<Exec, T>(fn, nsys, n, WC, Periodic ? 2 : 1, og, true);
       if (!g.scratch)
         grow_workspace(exec, ws, WorkspaceMap<tx::layout, tx::sz>::extent(nsys, n) * (Periodic ? 2 : 1),
@@ -459,7 +470,8 @@ void thomas_per_system(const char* fn, const Exec& exec, const BA& a, const BB& 
   // that stays in cache) rather than in a workspace the size of the batch
   constexpr bool host_packs = !is_device_exec<Exec>::value && W > 1 && W % LanePack<T>::L == 0;
   SolveOptions o = opt;
-  if (host_packs && o.variant == Variant::Auto) o.variant = Variant::Scratch;
+  if (host_packs && o.variant == Variant::Auto)
+    o.variant = host_rows_fit_scratch<Exec, T>(n, W, Periodic ? 2 : 1) ? Variant::Scratch : Variant::Global;
   const ThomasGeometry g = thomas_geometry<Exec, T>(fn, nsys, n, W, (host_packs ? 1 : 2) + (Periodic ? 1 : 0), o,
                                                      tx::layout == Layout::Contiguous);
   if (!g.scratch)

@@ -427,5 +427,73 @@ TYPED_TEST(ThomasAccuracy, StridedSubviews) {
     }
 }
 
+// Hosts: Auto keeps a thread's rows of per-system thomas and penta in team
+// scratch (vector packs) only while they fit the backend's team scratch
+// (Serial: 20 MB); past that it takes Global with a workspace instead of
+// failing. One pack of 8 systems just past the limit, grouped thomas and
+// contiguous penta, against a known solution (x_j = sin(0.001 j + s)).
+TEST(HostPacks, AutoPastTeamScratch) {
+  if (kband::impl::is_device_exec<Exec>::value) GTEST_SKIP() << "a host rule";
+  using T = double;
+  Exec exec;
+  const size_t max1 = static_cast<size_t>(Kokkos::TeamPolicy<Exec>::scratch_size_max(1));
+  const auto xs = [](int s, int j) { return std::sin(0.001 * j + s); };
+  {
+    const int n = static_cast<int>(max1 / (8 * sizeof(T))) + 1, nsys = 8;  // one row of c' a lane
+    ASSERT_FALSE((kband::impl::host_rows_fit_scratch<Exec, T>(n, 8, 1)));
+    using B = kband::GroupedBatch<T, 8>;
+    B a("a", nsys, n), b("b", nsys, n), c("c", nsys, n), d("d", nsys, n), x("x", nsys, n);
+    Kokkos::View<int*> info("info", nsys);
+    for (int s = 0; s < nsys; ++s)
+      for (int j = 0; j < n; ++j) {
+        a(s, j) = j > 0 ? -1.0 : 0.0;
+        c(s, j) = j < n - 1 ? -1.5 : 0.0;
+        b(s, j) = 4.0 + 0.1 * s;
+        x(s, j) = nan_value<T>();
+        d(s, j) = b(s, j) * xs(s, j) + (j > 0 ? a(s, j) * xs(s, j - 1) : 0.0) +
+                  (j < n - 1 ? c(s, j) * xs(s, j + 1) : 0.0);
+      }
+    kband::thomas(exec, a, b, c, d, x, info);
+    exec.fence();
+    double err = 0;
+    for (int s = 0; s < nsys; ++s) {
+      EXPECT_EQ(info(s), 0);
+      for (int j = 0; j < n; ++j) err = std::max(err, std::abs(x(s, j) - xs(s, j)));
+    }
+    EXPECT_LT(err, 1e-13) << "thomas grouped n=" << n;
+  }
+  {
+    const int n = static_cast<int>(max1 / (8 * 2 * sizeof(T))) + 1, nsys = 8;  // p, q a lane
+    ASSERT_FALSE((kband::impl::host_rows_fit_scratch<Exec, T>(n, 8, 2)));
+    using B = kband::ContiguousBatch<T>;
+    B a("a", nsys, n), b("b", nsys, n), c("c", nsys, n), d("d", nsys, n), e("e", nsys, n), y("y", nsys, n),
+        x("x", nsys, n);
+    Kokkos::View<int*> info("info", nsys);
+    for (int s = 0; s < nsys; ++s)
+      for (int j = 0; j < n; ++j) {
+        a(s, j) = j > 1 ? 0.5 : 0.0;
+        b(s, j) = j > 0 ? -1.0 : 0.0;
+        c(s, j) = 6.0 + 0.1 * s;
+        d(s, j) = j < n - 1 ? -1.5 : 0.0;
+        e(s, j) = j < n - 2 ? 0.25 : 0.0;
+        x(s, j) = nan_value<T>();
+        double r = c(s, j) * xs(s, j);
+        if (j > 1) r += a(s, j) * xs(s, j - 2);
+        if (j > 0) r += b(s, j) * xs(s, j - 1);
+        if (j < n - 1) r += d(s, j) * xs(s, j + 1);
+        if (j < n - 2) r += e(s, j) * xs(s, j + 2);
+        y(s, j) = r;
+      }
+    kband::penta(exec, a, b, c, d, e, y, x, info);
+    exec.fence();
+    double err = 0;
+    for (int s = 0; s < nsys; ++s) {
+      EXPECT_EQ(info(s), 0);
+      for (int j = 0; j < n; ++j) err = std::max(err, std::abs(x(s, j) - xs(s, j)));
+    }
+    EXPECT_LT(err, 1e-13) << "penta contiguous n=" << n;
+  }
+}
+
 }  // namespace
 }  // namespace kband_test
