@@ -43,7 +43,8 @@ namespace kband {
 /// float), else
 /// Recompute (shared factors, interleaved and grouped batches of enough
 /// systems), Scratch or Global; on hosts Global, except per-system
-/// kband::thomas, periodic_thomas, penta and periodic_penta: Scratch (one
+/// kband::thomas, periodic_thomas, penta and periodic_penta: Scratch while
+/// a thread's rows fit the backend's team scratch (Serial: 20 MB; one
 /// core of a Xeon VM, 2^20 points, n = 64..4096, against Global with a
 /// workspace passed: thomas grouped 1.15-1.4x faster, interleaved 1.3-2.3x,
 /// contiguous 1.1-1.2x; penta 1.1-1.6x).
