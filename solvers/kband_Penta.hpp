@@ -181,25 +181,13 @@ void penta_per_system(const char* fn, const Exec& exec, const BA& a, const BB& b
   // (Auto and Scratch: p, q in the thread's team scratch, Global: in the
   // workspace)
   if constexpr (!is_device_exec<Exec>::value && KBAND_HOST_VECTOR_PACKS && tx::layout == Layout::Contiguous) {
-    if (opt.variant == Variant::Auto || opt.variant == Variant::Global || opt.variant == Variant::Scratch) {
-      constexpr int WC = LanePack<T>::L;
-      SolveOptions og = opt;
-      if (og.variant == Variant::Auto)
-        og.variant = host_rows_fit_scratch<Exec, T>(n, WC, Periodic ? 4 : 2) ? Variant::Scratch : Variant::Global;
-      const ThomasGeometry g = thomas_geometry<Exec, T>(fn, nsys, n, WC, Periodic ? 4 : 2, og, true);
-      if (!g.scratch)
-        grow_workspace(exec, ws, WorkspaceMap<tx::layout, tx::sz>::extent(nsys, n) * (Periodic ? 4 : 2),
-                       "kband::penta::ws");
-      const ThomasBase<Exec, BX, T, WC> base{nsys, n, g.scratch, g.scratch_level, ws,
-                                             std::numeric_limits<T>::quiet_NaN()};
-      if (g.scratch)
-        launch_thomas(fn, exec, g,
-                      PentaPerSystem<Exec, BA, BB, BC, BD, BE, BY, BX, Info, WC, 1, Periodic, true, false>(base, args));
-      else
-        launch_thomas(fn, exec, g,
-                      PentaPerSystem<Exec, BA, BB, BC, BD, BE, BY, BX, Info, WC, 1, Periodic, false>(base, args));
+    const auto launch = [&](const ThomasGeometry& g, const auto& base, auto scratch) {
+      launch_thomas(fn, exec, g,
+                    PentaPerSystem<Exec, BA, BB, BC, BD, BE, BY, BX, Info, LanePack<T>::L, 1, Periodic,
+                                   decltype(scratch)::value, false>(base, args));
+    };
+    if (host_contiguous_packs<Exec, BX>(fn, exec, nsys, n, Periodic ? 4 : 2, opt, ws, "kband::penta::ws", launch))
       return;
-    }
   }
   constexpr int W = thomas_lanes<Exec, BX>::value;
   constexpr int U = thomas_unroll<Exec, BX>::value;

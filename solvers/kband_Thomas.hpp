@@ -230,6 +230,32 @@ bool host_rows_fit_scratch(int n, int lanes, int nbuf) {
          static_cast<size_t>(Kokkos::TeamPolicy<Exec>::scratch_size_max(1));
 }
 
+/// Contiguous batches on CPUs (Auto, Global, Scratch): a thread takes a pack
+/// of LanePack<T>::L systems through transposed blocks, with its nbuf rows of
+/// intermediates a system in its team scratch (Scratch; Auto while they fit)
+/// or in the workspace ws (Global; `label` names it when it must grow).
+/// launch(g, base, scratch) runs the kernel (`scratch` a std::bool_constant).
+/// Returns false, having done nothing, for the other variants.
+template <class Exec, class BX, class WS, class Launch>
+bool host_contiguous_packs(const char* fn, const Exec& exec, int nsys, int n, int nbuf, const SolveOptions& opt,
+                           WS& ws, const char* label, const Launch& launch) {
+  using T = batch_value_t<BX>;
+  using tx = batch_traits<BX>;
+  if (opt.variant != Variant::Auto && opt.variant != Variant::Global && opt.variant != Variant::Scratch) return false;
+  constexpr int WC = LanePack<T>::L;
+  SolveOptions og = opt;
+  if (og.variant == Variant::Auto)
+    og.variant = host_rows_fit_scratch<Exec, T>(n, WC, nbuf) ? Variant::Scratch : Variant::Global;
+  const ThomasGeometry g = thomas_geometry<Exec, T>(fn, nsys, n, WC, nbuf, og, true);
+  if (!g.scratch) grow_workspace(exec, ws, WorkspaceMap<tx::layout, tx::sz>::extent(nsys, n) * nbuf, label);
+  const ThomasBase<Exec, BX, T, WC> base{nsys, n, g.scratch, g.scratch_level, ws, std::numeric_limits<T>::quiet_NaN()};
+  if (g.scratch)
+    launch(g, base, std::true_type{});
+  else
+    launch(g, base, std::false_type{});
+  return true;
+}
+
 template <class Exec, class Functor, class... Props>
 void launch_thomas(const char* label, const Exec& exec, const ThomasGeometry& g, const Functor& f, Props...) {
   if (g.nsys == 0) return;
@@ -441,27 +467,13 @@ void thomas_per_system(const char* fn, const Exec& exec, const BA& a, const BB& 
   // (Auto and Scratch: c' in the thread's team scratch, Global: in the
   // workspace)
   if constexpr (!is_device_exec<Exec>::value && KBAND_HOST_VECTOR_PACKS && tx::layout == Layout::Contiguous) {
-    if (opt.variant == Variant::Auto || opt.variant == Variant::Global || opt.variant == Variant::Scratch) {
-      constexpr int WC = LanePack<T>::L;
-      SolveOptions og = opt;
-      if (og.variant == Variant::Auto)
-        og.variant = host_rows_fit_scratch<Exec, T>(n, WC, Periodic ? 2 : 1) ? Variant::Scratch : Variant::Global;
-      const ThomasGeometry g = thomas_geometry<Exec, T>(fn, nsys, n, WC, Periodic ? 2 : 1, og, true);
-      if (!g.scratch)
-        grow_workspace(exec, ws, WorkspaceMap<tx::layout, tx::sz>::extent(nsys, n) * (Periodic ? 2 : 1),
-                       "kband::thomas::ws");
-      const ThomasBase<Exec, BX, T, WC> base{nsys, n, g.scratch, g.scratch_level, ws,
-                                             std::numeric_limits<T>::quiet_NaN()};
-      if (g.scratch)
-        launch_thomas(fn, exec, g,
-                      ThomasPerSystem<Exec, BA, BB, BC, BD, BX, Info, WC, 1, Periodic, true, false>(base, a, b, c, d,
-                                                                                                    x, info));
-      else
-        launch_thomas(fn, exec, g,
-                      ThomasPerSystem<Exec, BA, BB, BC, BD, BX, Info, WC, 1, Periodic, false>(base, a, b, c, d, x,
-                                                                                              info));
+    const auto launch = [&](const ThomasGeometry& g, const auto& base, auto scratch) {
+      launch_thomas(fn, exec, g,
+                    ThomasPerSystem<Exec, BA, BB, BC, BD, BX, Info, LanePack<T>::L, 1, Periodic,
+                                    decltype(scratch)::value, false>(base, a, b, c, d, x, info));
+    };
+    if (host_contiguous_packs<Exec, BX>(fn, exec, nsys, n, Periodic ? 2 : 1, opt, ws, "kband::thomas::ws", launch))
       return;
-    }
   }
   constexpr int W = thomas_lanes<Exec, BX>::value;
   constexpr int U = thomas_unroll<Exec, BX>::value;
