@@ -51,44 +51,12 @@ namespace kband {
 
 namespace impl {
 
-template <class BX, class... B>
-void check_penta_layouts(const char* fn, const char* const* names) {
-  int k = 0;
-  (void)std::initializer_list<int>{(check_same_layout<BX, B>(fn, names[k++]), 0)...};
-}
-
 /// Argument checks shared by the per-system pentadiagonal solvers.
 template <class Exec, class BA, class BB, class BC, class BD, class BE, class BY, class BX, class Info>
 void check_penta_args(const char* fn, const BA& a, const BB& b, const BC& c, const BD& d, const BE& e,
                       const BY& y, const BX& x, const Info& info, int min_n) {
-  using T = batch_value_t<BX>;
-  using tx = batch_traits<BX>;
-  static_assert(tx::is_batch, "kband: x must be a kband batch (ContiguousBatch, InterleavedBatch or GroupedBatch)");
-  static_assert(std::is_same<T, float>::value || std::is_same<T, double>::value,
-                "kband: float and double are supported");
-  require_accessible<Kokkos::View<T*, typename tx::memory_space>, Exec>("x");
-  require_accessible<Kokkos::View<T*, typename batch_traits<BA>::memory_space>, Exec>("a");
-  require_accessible<Kokkos::View<T*, typename batch_traits<BB>::memory_space>, Exec>("b");
-  require_accessible<Kokkos::View<T*, typename batch_traits<BC>::memory_space>, Exec>("c");
-  require_accessible<Kokkos::View<T*, typename batch_traits<BD>::memory_space>, Exec>("d");
-  require_accessible<Kokkos::View<T*, typename batch_traits<BE>::memory_space>, Exec>("e");
-  require_accessible<Kokkos::View<T*, typename batch_traits<BY>::memory_space>, Exec>("y");
-  require_accessible<Info, Exec>("info");
   static const char* const names[] = {"a", "b", "c", "d", "e", "y"};
-  check_penta_layouts<BX, BA, BB, BC, BD, BE, BY>(fn, names);
-  const int nsys = tx::nsys(x), n = tx::n(x);
-  require(n >= min_n, concat(fn, ": n=", n, " rows, the minimum is ", min_n));
-  check_batch(fn, "a", a, nsys, n);
-  check_batch(fn, "b", b, nsys, n);
-  check_batch(fn, "c", c, nsys, n);
-  check_batch(fn, "d", d, nsys, n);
-  check_batch(fn, "e", e, nsys, n);
-  check_batch(fn, "y", y, nsys, n);
-  check_info(fn, info, nsys);
-  const void* xp = tx::data(x);
-  require(xp != batch_traits<BA>::data(a) && xp != batch_traits<BB>::data(b) && xp != batch_traits<BC>::data(c) &&
-              xp != batch_traits<BD>::data(d) && xp != batch_traits<BE>::data(e),
-          concat(fn, ": x must not alias a, b, c, d or e (it may alias y)"));
+  check_banded_args<Exec>(fn, names, min_n, x, info, a, b, c, d, e, y);
 }
 
 /// The team Auto gives the non-periodic Scratch variant on GPUs

@@ -295,35 +295,47 @@ int check_factor_args(const char* fn, const VA& a, const VB& b, const VC& c, int
   return n;
 }
 
-/// Argument checks shared by the per-system tridiagonal solvers.
-template <class Exec, class BA, class BB, class BC, class BD, class BX, class Info>
-void check_tridiagonal_args(const char* fn, const BA& a, const BB& b, const BC& c, const BD& d, const BX& x,
-                            const Info& info, int min_n) {
+/// Argument checks shared by the per-system banded solvers: x, info and the
+/// batches bs (named by `names`: the coefficients, then the right-hand side,
+/// which alone may alias x) in one layout and x's extents, n >= min_n.
+template <class Exec, class BX, class Info, class... B>
+void check_banded_args(const char* fn, const char* const (&names)[sizeof...(B)], int min_n, const BX& x,
+                       const Info& info, const B&... bs) {
   using T = batch_value_t<BX>;
   using tx = batch_traits<BX>;
+  constexpr int N = sizeof...(B);
   static_assert(tx::is_batch, "kband: x must be a kband batch (ContiguousBatch, InterleavedBatch or GroupedBatch)");
   static_assert(std::is_same<T, float>::value || std::is_same<T, double>::value,
                 "kband: float and double are supported");
   require_accessible<Kokkos::View<T*, typename tx::memory_space>, Exec>("x");
-  require_accessible<Kokkos::View<T*, typename batch_traits<BA>::memory_space>, Exec>("a");
-  require_accessible<Kokkos::View<T*, typename batch_traits<BB>::memory_space>, Exec>("b");
-  require_accessible<Kokkos::View<T*, typename batch_traits<BC>::memory_space>, Exec>("c");
-  require_accessible<Kokkos::View<T*, typename batch_traits<BD>::memory_space>, Exec>("d");
+  int k = 0;
+  (void)std::initializer_list<int>{
+      (require_accessible<Kokkos::View<T*, typename batch_traits<B>::memory_space>, Exec>(names[k++]), 0)...};
   require_accessible<Info, Exec>("info");
-  check_same_layout<BX, BA>(fn, "a");
-  check_same_layout<BX, BB>(fn, "b");
-  check_same_layout<BX, BC>(fn, "c");
-  check_same_layout<BX, BD>(fn, "d");
+  k = 0;
+  (void)std::initializer_list<int>{(check_same_layout<BX, B>(fn, names[k++]), 0)...};
   const int nsys = tx::nsys(x), n = tx::n(x);
   require(n >= min_n, concat(fn, ": n=", n, " rows, the minimum is ", min_n));
-  check_batch(fn, "a", a, nsys, n);
-  check_batch(fn, "b", b, nsys, n);
-  check_batch(fn, "c", c, nsys, n);
-  check_batch(fn, "d", d, nsys, n);
+  k = 0;
+  (void)std::initializer_list<int>{(check_batch(fn, names[k++], bs, nsys, n), 0)...};
   check_info(fn, info, nsys);
-  require(tx::data(x) != batch_traits<BA>::data(a) && tx::data(x) != batch_traits<BB>::data(b) &&
-              tx::data(x) != batch_traits<BC>::data(c),
-          concat(fn, ": x must not alias a, b or c (it may alias d)"));
+  const void* xp = tx::data(x);
+  bool alias = false;
+  k = 0;
+  (void)std::initializer_list<int>{(alias = alias || (k++ < N - 1 && xp == batch_traits<B>::data(bs)), 0)...};
+  if (alias) {
+    std::string coefficients;
+    for (int i = 0; i < N - 1; ++i) coefficients += std::string(i == 0 ? "" : i == N - 2 ? " or " : ", ") + names[i];
+    require(false, concat(fn, ": x must not alias ", coefficients, " (it may alias ", names[N - 1], ")"));
+  }
+}
+
+/// Argument checks shared by the per-system tridiagonal solvers.
+template <class Exec, class BA, class BB, class BC, class BD, class BX, class Info>
+void check_tridiagonal_args(const char* fn, const BA& a, const BB& b, const BC& c, const BD& d, const BX& x,
+                            const Info& info, int min_n) {
+  static const char* const names[] = {"a", "b", "c", "d"};
+  check_banded_args<Exec>(fn, names, min_n, x, info, a, b, c, d);
 }
 
 /// Launch geometry of the shared-factor Recompute kernels: a thread per
