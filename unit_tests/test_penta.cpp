@@ -520,6 +520,9 @@ TEST(PentaErrors, BadArguments) {
   expect_error("layout", "argument 'y' is interleaved", info,
                [&] { kband::penta(exec, p.a, p.b, p.c, p.d, p.e, yi, x, info); });
   expect_error("alias", "must not alias", info, [&] { kband::penta(exec, p.a, p.b, p.c, p.d, p.e, p.y, p.c, info); });
+  expect_error("alias a", "x must not alias a, b, c, d or e (it may alias y)", info,
+               [&] { kband::penta(exec, p.a, p.b, p.c, p.d, p.e, p.y, p.a, info); });
+  expect_error("alias e", "must not alias", info, [&] { kband::penta(exec, p.a, p.b, p.c, p.d, p.e, p.y, p.e, info); });
   expect_error("pcr alias", "must not alias", info,
                [&] { kband::pcr_penta(exec, p.a, p.b, p.c, p.d, p.e, p.y, p.e, info); });
   {
