@@ -447,8 +447,9 @@ struct ThomasPerSystem : ThomasBase<Exec, BX, batch_value_t<BX>, W> {
     if constexpr (kPacks && NL == W) {
       // (periodic systems of one row: the lane loops)
       if ((!Periodic || this->n >= 2) && packed(st, s0)) {
-        for (int k = 0; k < W / LanePack<T>::L; ++k)
-          solve_packed(s0 + k * LanePack<T>::L, st.from_lane(k * LanePack<T>::L));
+        // the thread's packs advance together, row by row: each visit of a
+        // row's page (interleaved batches: a page a row) serves them all
+        solve_packed<W / LanePack<T>::L>(s0, st);
         return;
       }
     }
@@ -528,19 +529,24 @@ struct ThomasPerSystem : ThomasBase<Exec, BX, batch_value_t<BX>, W> {
     return packs_adjacent<L>(s0, W / L, a, b, c, d, x);
   }
 
-  /// The Global solve of one pack of systems from s (CPUs, n >= 2 when
-  /// periodic): the lane loops' operations, in their order, on vectors.
+  /// The solve of G adjacent packs of systems from s (CPUs, n >= 2 when
+  /// periodic; c' in the store st, y' in x), advancing together row by row:
+  /// the lane loops' operations, in their order, on vectors.
   /// Pivots are checked once, at the end: a zero or non-finite pivot p (or
   /// an infinite 1/p) makes p * (1/p) non-finite, and so the pack's sum of
   /// them; then every lane is walked again on its own to find its first bad
   /// row for info, as the lane loops would (a subnormal pivot whose inverse
   /// overflows passes that walk, as it passes the lane loops). One vector
-  /// for the sum leaves SSE2's 16 registers enough for the recurrences.
+  /// a pack for the sum leaves SSE2's 16 registers enough for the
+  /// recurrences.
   /// Periodic: z (the correction's vector) runs beside y, to the workspace's
   /// second buffer, and a third pass subtracts fact z from x.
+  template <int G>
   KOKKOS_INLINE_FUNCTION void solve_packed(const int s, const LaneStore<T>& st) const {
     using P = LanePack<T>;
+    constexpr int L = P::L;
     const int n = this->n;
+    // pack g: lanes g L .. g L + L - 1 (adjacent: packed())
     T* const cw = &st(0, 0, 0);
     T* const zw = Periodic ? &st(kZ, 0, 0) : nullptr;
     const T* const ap = &a(s, 0);
@@ -556,74 +562,90 @@ struct ThomasPerSystem : ThomasBase<Exec, BX, batch_value_t<BX>, W> {
     using V = typename P::V;
     constexpr int K = P::K;
     const V zero = V{} + T(0);
-    V cprev[K], y[K], z[K], gam[K], ab[K], check = zero;
-    for (int k = 0; k < K; ++k) {
-      V piv = P::vload(bp, k);
-      if (Periodic) {
-        // gamma = -b_0; beta alpha / gamma enters the last pivot
-        gam[k] = -piv;
-        ab[k] = P::vload(ap, k) * P::vload(cp + (n - 1) * crs, k) / gam[k];
-        piv = piv - gam[k];
-      }
-      const V w = T(1) / piv;
-      check += piv * w;
-      cprev[k] = n > 1 ? P::vload(cp, k) * w : zero;
-      y[k] = P::vload(dp, k) * w;
-      P::vstore(cw, k, cprev[k]);
-      P::vstore(xp, k, y[k]);
-      if (Periodic) {
-        z[k] = gam[k] * w;
-        P::vstore(zw, k, z[k]);
+    V cprev[G][K], y[G][K], z[G][K], gam[G][K], ab[G][K], check[G];
+    for (int g = 0; g < G; ++g) {
+      check[g] = zero;
+      const int o = g * L;
+      for (int k = 0; k < K; ++k) {
+        V piv = P::vload(bp + o, k);
+        if (Periodic) {
+          // gamma = -b_0; beta alpha / gamma enters the last pivot
+          gam[g][k] = -piv;
+          ab[g][k] = P::vload(ap + o, k) * P::vload(cp + (n - 1) * crs + o, k) / gam[g][k];
+          piv = piv - gam[g][k];
+        }
+        const V w = T(1) / piv;
+        check[g] += piv * w;
+        cprev[g][k] = n > 1 ? P::vload(cp + o, k) * w : zero;
+        y[g][k] = P::vload(dp + o, k) * w;
+        P::vstore(cw + o, k, cprev[g][k]);
+        P::vstore(xp + o, k, y[g][k]);
+        if (Periodic) {
+          z[g][k] = gam[g][k] * w;
+          P::vstore(zw + o, k, z[g][k]);
+        }
       }
     }
     for (int j = 1; j < n; ++j) {
       const bool last = j == n - 1;
-      for (int k = 0; k < K; ++k) {
-        const V al = P::vload(ap + j * ars, k);
-        V piv = P::vload(bp + j * brs, k) - al * cprev[k];
-        if (Periodic && last) piv -= ab[k];
-        const V w = T(1) / piv;
-        check += piv * w;
-        y[k] = (P::vload(dp + j * drs, k) - al * y[k]) * w;
-        P::vstore(xp + j * xrs, k, y[k]);
-        if (!last) {
-          cprev[k] = P::vload(cp + j * crs, k) * w;
-          P::vstore(cw + j * st.row, k, cprev[k]);
-        }
-        if (Periodic) {
-          // z_j = (alpha [j = n-1] - a_j z_{j-1}) / pivot, alpha = c_{n-1}
-          z[k] = P::flush_subnormal(((last ? P::vload(cp + j * crs, k) : zero) - al * z[k]) * w);
-          P::vstore(zw + j * st.row, k, z[k]);
+      for (int g = 0; g < G; ++g) {
+        const int o = g * L;
+        for (int k = 0; k < K; ++k) {
+          const V al = P::vload(ap + j * ars + o, k);
+          V piv = P::vload(bp + j * brs + o, k) - al * cprev[g][k];
+          if (Periodic && last) piv -= ab[g][k];
+          const V w = T(1) / piv;
+          check[g] += piv * w;
+          y[g][k] = (P::vload(dp + j * drs + o, k) - al * y[g][k]) * w;
+          P::vstore(xp + j * xrs + o, k, y[g][k]);
+          if (!last) {
+            cprev[g][k] = P::vload(cp + j * crs + o, k) * w;
+            P::vstore(cw + j * st.row + o, k, cprev[g][k]);
+          }
+          if (Periodic) {
+            // z_j = (alpha [j = n-1] - a_j z_{j-1}) / pivot, alpha = c_{n-1}
+            z[g][k] = P::flush_subnormal(((last ? P::vload(cp + j * crs + o, k) : zero) - al * z[g][k]) * w);
+            P::vstore(zw + j * st.row + o, k, z[g][k]);
+          }
         }
       }
     }
     for (int j = n - 2; j >= 0; --j)
-      for (int k = 0; k < K; ++k) {
-        const V cj = P::vload(cw + j * st.row, k);
-        y[k] = P::vload(xp + j * xrs, k) - cj * y[k];
-        P::vstore(xp + j * xrs, k, y[k]);
-        if (Periodic) {
-          z[k] = P::flush_subnormal(P::vload(zw + j * st.row, k) - cj * z[k]);
-          P::vstore(zw + j * st.row, k, z[k]);
+      for (int g = 0; g < G; ++g) {
+        const int o = g * L;
+        for (int k = 0; k < K; ++k) {
+          const V cj = P::vload(cw + j * st.row + o, k);
+          y[g][k] = P::vload(xp + j * xrs + o, k) - cj * y[g][k];
+          P::vstore(xp + j * xrs + o, k, y[g][k]);
+          if (Periodic) {
+            z[g][k] = P::flush_subnormal(P::vload(zw + j * st.row + o, k) - cj * z[g][k]);
+            P::vstore(zw + j * st.row + o, k, z[g][k]);
+          }
         }
       }
     if constexpr (Periodic) {
       // y, z hold y_0, z_0; y_{n-1}, z_{n-1} are still stored. x = y - fact z
-      V dcheck = zero, fact[K];
-      alignas(64) T den[P::L];
-      for (int k = 0; k < K; ++k) {
-        const V r = P::vload(ap, k) / gam[k];
-        const V dk = T(1) + z[k] + r * P::vload(zw + (n - 1) * st.row, k);
-        dcheck += dk * (T(1) / dk);
-        fact[k] = (y[k] + r * P::vload(xp + (n - 1) * xrs, k)) / dk;
-        P::vstore(den, k, dk);
+      V dcheck[G], fact[G][K];
+      alignas(64) T den[G][L];
+      for (int g = 0; g < G; ++g) {
+        const int o = g * L;
+        dcheck[g] = zero;
+        for (int k = 0; k < K; ++k) {
+          const V r = P::vload(ap + o, k) / gam[g][k];
+          const V dk = T(1) + z[g][k] + r * P::vload(zw + (n - 1) * st.row + o, k);
+          dcheck[g] += dk * (T(1) / dk);
+          fact[g][k] = (y[g][k] + r * P::vload(xp + (n - 1) * xrs + o, k)) / dk;
+          P::vstore(den[g], k, dk);
+        }
       }
       for (int j = 0; j < n; ++j)
-        for (int k = 0; k < K; ++k)
-          P::vstore(xp + j * xrs, k, P::vload(xp + j * xrs, k) - fact[k] * P::vload(zw + j * st.row, k));
-      finish_pack(s, P::finite(check + dcheck), den);
+        for (int g = 0; g < G; ++g)
+          for (int k = 0; k < K; ++k)
+            P::vstore(xp + j * xrs + g * L, k,
+                      P::vload(xp + j * xrs + g * L, k) - fact[g][k] * P::vload(zw + j * st.row + g * L, k));
+      for (int g = 0; g < G; ++g) finish_pack(s + g * L, P::finite(check[g] + dcheck[g]), den[g]);
     } else {
-      finish_pack(s, P::finite(check));
+      for (int g = 0; g < G; ++g) finish_pack(s + g * L, P::finite(check[g]));
     }
   }
 
