@@ -38,7 +38,7 @@ const char* const kAllAlgos[] = {"thomas", "shared",      "periodic", "periodic-
 const char* const kHostDefaultAlgos[] = {"thomas", "shared",   "periodic", "periodic-shared",
                                          "naive",  "cusparse", "kk",       "householder", "hybrid"};
 const char* const kAllLayouts[] = {"contiguous", "interleaved", "grouped"};
-const char* const kAllVariants[] = {"global", "scratch", "registers", "recompute", "auto"};
+const char* const kAllVariants[] = {"global", "scratch", "registers", "recompute", "window", "auto"};
 
 /// The kband::Variant of a name in kAllVariants.
 kband::Variant variant_of(const std::string& v) {
@@ -46,6 +46,7 @@ kband::Variant variant_of(const std::string& v) {
          : v == "scratch"   ? kband::Variant::Scratch
          : v == "registers" ? kband::Variant::Registers
          : v == "recompute" ? kband::Variant::Recompute
+         : v == "window"    ? kband::Variant::Window
                             : kband::Variant::Auto;
 }
 
@@ -115,7 +116,7 @@ void print_help(const char* argv0) {
       "                      baseline). Peers: cusparse (tridiagonal), kk (pttrf, and\n"
       "                      dense LU next to householder), cublas (dense getrf/getrs).\n"
       "  --layouts LIST      of: contiguous, interleaved, grouped, all (default all)\n"
-      "  --variants LIST     of: global, scratch, registers, recompute, auto, all\n"
+      "  --variants LIST     of: global, scratch, registers, recompute, window, auto, all\n"
       "                      (default all on a GPU; global,scratch on a host, where\n"
       "                      kband's Auto = Global and Registers serves n <= 8/16\n"
       "                      only). Periodic per-system rows skip registers;\n"

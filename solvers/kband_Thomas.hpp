@@ -24,6 +24,7 @@
 #include "impl/kband_Thomas_impl.hpp"
 #include "impl/kband_ThomasParts_impl.hpp"
 #include "impl/kband_ThomasRegisters_impl.hpp"
+#include "impl/kband_ThomasWindow_impl.hpp"
 
 #include <limits>
 
@@ -40,7 +41,10 @@ namespace kband {
 /// per-system coefficients and 8 M with a shared factor) and for contiguous
 /// per-system tridiagonal batches (teams of 64-128 threads where the
 /// systems allow; M = 8 in double up to n = 2048, M = 16 beyond and in
-/// float), else
+/// float), Window for per-system (non-periodic) interleaved batches of
+/// n > 2048, grouped ones of n > 2048, and from n > 512 (interleaved) or
+/// n > 256 (grouped) when the caller passes a workspace
+/// (thomas_workspace_size) (window_auto), else
 /// Recompute (shared factors, interleaved and grouped batches of enough
 /// systems), Scratch or Global; on hosts Global, except per-system
 /// kband::thomas, periodic_thomas, penta and periodic_penta: Scratch while
@@ -65,6 +69,17 @@ namespace kband {
 ///    ceil(n / 32) in two segments, ceil(n / 64) in four, half as many in
 ///    float past interleaved n = 256 and grouped n = 512), so host backends
 ///    serve it for n <= M only.
+///  * Window: per-system, non-periodic kband::thomas only. A thread per
+///    system keeps its latest rows in a ring in team scratch and writes
+///    each block of rows as soon as the rows after it decide the block to
+///    the unit roundoff times ||x||_inf (a bound checked on the system's own
+///    coefficients, so the result is as accurate as Thomas' whatever the
+///    matrix): inputs read once and x written once at any n. A system whose
+///    rows do not settle within the ring (|c'| near or above 1: weakly or
+///    not diagonally dominant) goes on in the Global variant's workspace,
+///    which it needs (thomas_workspace_size; allocated per call when none
+///    or too short a one is passed). Meant for interleaved and grouped
+///    batches on GPUs (contiguous ones are served, slowly).
 ///  * Recompute: shared factors only (kband::thomas with a TridiagonalFactor,
 ///    kband::penta with a PentadiagonalFactor).
 ///    No intermediate row is stored: the forward pass runs twice, the first
@@ -85,7 +100,7 @@ namespace kband {
 ///    runs over every part from its corrected start. The data movement is
 ///    the same; two or three numbers a part go to rows of x, or, when x is
 ///    d, to a workspace of thomas_workspace_size(factor, x) elements.
-enum class Variant { Auto, Global, Scratch, Registers, Recompute };
+enum class Variant { Auto, Global, Scratch, Registers, Recompute, Window };
 
 inline const char* variant_name(Variant v) {
   switch (v) {
@@ -93,6 +108,7 @@ inline const char* variant_name(Variant v) {
     case Variant::Scratch: return "scratch";
     case Variant::Registers: return "registers";
     case Variant::Recompute: return "recompute";
+    case Variant::Window: return "window";
     default: return "auto";
   }
 }
@@ -200,6 +216,8 @@ ThomasGeometry thomas_geometry(const char* fn, int nsys, int n, int lanes, int n
   require(v != Variant::Recompute,
           concat(fn, ": Variant::Recompute is offered by kband::thomas with a shared factor "
                      "(TridiagonalFactor), kband::penta with a PentadiagonalFactor and kband::gtsv only"));
+  require(v != Variant::Window,
+          concat(fn, ": Variant::Window is offered by kband::thomas with per-system coefficients (non-periodic) only"));
   if (v == Variant::Auto) {
     // On GPUs Scratch pays while a team of 32 keeps its rows on chip with room
     // for several teams per multiprocessor. On the contiguous layout it pays
@@ -389,6 +407,51 @@ bool use_registers(const char* fn, const SolveOptions& opt, const Exec& exec, in
   return true;
 }
 
+/// The Window variant of per-system, non-periodic thomas
+/// (kband_ThomasWindow_impl.hpp): a thread per system, teams of 32 threads
+/// on GPUs (a warp of systems), the ring of R rows a thread in level-0 team
+/// scratch; the Global variant's workspace for systems whose lag outgrows
+/// the ring.
+template <class Exec, class BA, class BB, class BC, class BD, class BX, class Info, class WS>
+void thomas_window(const char* fn, const Exec& exec, const BA& a, const BB& b, const BC& c, const BD& d,
+                   const BX& x, const Info& info, const SolveOptions& opt, WS& ws) {
+  using tx = batch_traits<BX>;
+  using Shape = WindowShape<batch_value_t<BX>>;
+  using F = ThomasWindow<Exec, BA, BB, BC, BD, BX, Info, Shape::R, Shape::B>;
+  const int nsys = tx::nsys(x), n = tx::n(x);
+  ThomasGeometry g;
+  g.nsys = nsys;
+  g.n = n;
+  g.lanes = 1;
+  g.team_size = opt.team_size > 0 ? opt.team_size : (is_device_exec<Exec>::value ? 32 : 1);
+  g.league = static_cast<int>((static_cast<long>(nsys) + g.team_size - 1) / g.team_size);
+  g.scratch = true;
+  g.scratch_level = 0;
+  g.scratch_bytes = F::scratch_per_thread() * g.team_size;
+  const size_t cap = Kokkos::TeamPolicy<Exec>::scratch_size_max(0);
+  require(g.scratch_bytes <= cap, concat(fn, ": Variant::Window needs ", g.scratch_bytes,
+                                         " bytes of level-0 team scratch for teams of ", g.team_size,
+                                         " threads but the backend offers ", cap, "; use a smaller team_size"));
+  grow_workspace(exec, ws, WorkspaceMap<tx::layout, tx::sz>::extent(nsys, n), "kband::thomas::ws");
+  launch_thomas(fn, exec, g, F(nsys, n, a, b, c, d, x, info, ws.data()));
+}
+
+/// Whether Auto takes the Window variant: GPUs, interleaved and grouped
+/// batches past the sizes whose Registers kernels are as fast, where the
+/// Global variant would allocate its workspace anyway (n > 2048) or the
+/// caller passed one (has_ws). H200, kband-bench (double, 2^27 points), bw
+/// over the copy, Window against Registers: interleaved n = 512 0.73 /
+/// 0.70, 1024 0.73 / 0.56, 2048 0.74 / 0.50, 4096 0.73 / 0.33 (Auto was
+/// Global there: 0.51), 8192 0.57 / 0.21; grouped n = 256 0.73 / 0.67, 512
+/// 0.74 / 0.57, 1024 0.71 / 0.62, 2048 0.72 / 0.54, 4096 0.72 / 0.41; float
+/// interleaved n = 256 0.79 / 0.65 (Auto), 1024 0.74, 4096 0.68.
+template <class Exec, Layout L>
+bool window_auto(int n, bool has_ws) {
+  if (!is_device_exec<Exec>::value || L == Layout::Contiguous) return false;
+  const int from = L == Layout::Interleaved ? 512 : 256;
+  return n > 2048 || (has_ws && n > from);
+}
+
 template <bool Periodic, class Exec, class BA, class BB, class BC, class BD, class BX, class Info>
 void thomas_per_system(const char* fn, const Exec& exec, const BA& a, const BB& b, const BC& c,
                        const BD& d, const BX& x, const Info& info, const SolveOptions& opt,
@@ -398,6 +461,13 @@ void thomas_per_system(const char* fn, const Exec& exec, const BA& a, const BB& 
   using tx = batch_traits<BX>;
   check_tridiagonal_args<Exec>(fn, a, b, c, d, x, info, Periodic ? 3 : 1);
   const int nsys = tx::nsys(x), n = tx::n(x);
+  if (!Periodic &&
+      (opt.variant == Variant::Window ||
+       (opt.variant == Variant::Auto &&
+        window_auto<Exec, tx::layout>(n, ws.extent(0) >= WorkspaceMap<tx::layout, tx::sz>::extent(nsys, n))))) {
+    thomas_window(fn, exec, a, b, c, d, x, info, opt, ws);
+    return;
+  }
   if (!Periodic && (opt.variant == Variant::Registers || opt.variant == Variant::Auto)) {
     // one segment of M = 8 rows a thread up to its Auto limit; beyond, on
     // interleaved and grouped batches, two segments of M = 16 (32 in float

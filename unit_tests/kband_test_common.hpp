@@ -609,8 +609,14 @@ struct Problem {
       const bool registers = variant == kband::Variant::Registers;
       // Recompute: per-system solvers refuse it; shared factors must be served
       const bool recompute = variant == kband::Variant::Recompute && !cs.shared();
-      const char* name = registers ? "Variant::Registers" : (recompute ? "Variant::Recompute" : "Variant::Scratch");
-      if (!(variant == kband::Variant::Scratch || registers || recompute) || msg.find(name) == std::string::npos) {
+      // Window: only per-system, non-periodic thomas serves it
+      const bool window = variant == kband::Variant::Window && cs.solver != Solver::Thomas;
+      const char* name = registers   ? "Variant::Registers"
+                         : recompute ? "Variant::Recompute"
+                         : window    ? "Variant::Window"
+                                     : "Variant::Scratch";
+      if (!(variant == kband::Variant::Scratch || registers || recompute || window) ||
+          msg.find(name) == std::string::npos) {
         ADD_FAILURE() << what << ": unexpected kband::Error: " << msg;
         return false;
       }
@@ -619,7 +625,7 @@ struct Problem {
       auto hi = Kokkos::create_mirror_view(info);
       Kokkos::deep_copy(hi, info);
       for (int s = 0; s < cs.nsys; ++s) EXPECT_EQ(hi(s), kInfoPoison) << what << ": refused call wrote info";
-      if (recompute) return false;
+      if (recompute || window) return false;
       long& count = registers ? stats().register_refusals : stats().scratch_refusals;
       std::string& first = registers ? stats().first_register_refusal : stats().first_scratch_refusal;
       ++count;
@@ -747,8 +753,9 @@ inline const std::vector<kband::Variant>& gtsv_variants() {
 }
 /// kband::thomas also has the Registers variant, and with a shared factor Recompute.
 inline const std::vector<kband::Variant>& thomas_variants() {
-  static const std::vector<kband::Variant> v{kband::Variant::Auto, kband::Variant::Global, kband::Variant::Scratch,
-                                             kband::Variant::Registers, kband::Variant::Recompute};
+  static const std::vector<kband::Variant> v{kband::Variant::Auto,      kband::Variant::Global,
+                                             kband::Variant::Scratch,   kband::Variant::Registers,
+                                             kband::Variant::Recompute, kband::Variant::Window};
   return v;
 }
 

@@ -293,6 +293,29 @@ TYPED_TEST(ThomasErrors, RecomputeWhereNotOffered) {
   expect_variant_refused(v, kband::Variant::Recompute, "Recompute", true, false);
 }
 
+// Variant::Window is for per-system, non-periodic thomas: periodic_thomas,
+// gtsv, shared factors, pcr and penta refuse it.
+TYPED_TEST(ThomasErrors, WindowWhereNotOffered) {
+  using T = typename TypeParam::value_type;
+  using V = Valid<T, typename TypeParam::layout>;
+  V v;
+  expect_variant_refused(v, kband::Variant::Window, "Window", false, true);
+  Exec exec;
+  kband::SolveOptions opt;
+  opt.variant = kband::Variant::Window;
+  Kokkos::View<T*> a1("a1", V::n), b1("b1", V::n), c1("c1", V::n);
+  Kokkos::deep_copy(b1, T(4));
+  const kband::TridiagonalFactor<T> factor(exec, a1, b1, c1);
+  const Snapshot snap(v.a, v.b, v.c, v.d, v.x, v.info);
+  expect_error("shared thomas Window", [&] { kband::thomas(exec, factor, v.d, v.x, v.info, opt); },
+               {"kband::thomas(shared)", "Variant::Window is offered by kband::thomas"});
+  expect_error("pcr Window", [&] { kband::pcr(exec, v.a, v.b, v.c, v.d, v.x, v.info, opt); },
+               {"kband::pcr", "window"});
+  expect_error("penta Window", [&] { kband::penta(exec, v.a, v.b, v.c, v.a, v.c, v.d, v.x, v.info, opt); },
+               {"kband::penta", "Variant::Window"});
+  EXPECT_TRUE(snap.unchanged(v.a, v.b, v.c, v.d, v.x, v.info));
+}
+
 TYPED_TEST(ThomasErrors, SharedFactorMisuse) {
   using T = typename TypeParam::value_type;
   using L = typename TypeParam::layout;
