@@ -693,6 +693,7 @@ class Bench {
       kband::TridiagonalFactor<T, Mem> fac(exec_, sa, sb, sc);
       if (fac.info() != 0) throw std::runtime_error("shared factor: zero pivot (benchmark data bug)");
       for (const auto& v : variants) {
+        if (v.second == kband::Variant::Window) continue;  // per-system thomas only
         kband::SolveOptions opt;
         opt.variant = v.second;
         opt.team_size = o_.team_size;
@@ -762,7 +763,8 @@ class Bench {
     if (o_.has("periodic")) {
       Kokkos::parallel_for("kband_bench::corners", Policy(exec_, 0, nsys), SetCorners<T, Ops>{a, b, c, gp, n});
       for (const auto& v : variants) {
-        if (v.second == kband::Variant::Registers || v.second == kband::Variant::Recompute)
+        if (v.second == kband::Variant::Registers || v.second == kband::Variant::Recompute ||
+            v.second == kband::Variant::Window)
           continue;  // non-periodic per-system / shared factors only
         kband::SolveOptions opt;
         opt.variant = v.second;
@@ -775,6 +777,7 @@ class Bench {
       kband::TridiagonalFactor<T, Mem> fac(exec_, sa, sb, sc, kband::Boundary::Periodic);
       if (fac.info() != 0) throw std::runtime_error("periodic shared factor: zero pivot (benchmark data bug)");
       for (const auto& v : variants) {
+        if (v.second == kband::Variant::Window) continue;  // non-periodic per-system thomas only
         kband::SolveOptions opt;
         opt.variant = v.second;
         kband_row("periodic-shared", v.first, 2, true, gp, [&] { kband::thomas(exec_, fac, d, x, info, opt); });
