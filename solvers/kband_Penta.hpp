@@ -41,6 +41,7 @@
 
 #include "impl/kband_PentaRegisters_impl.hpp"
 #include "impl/kband_PentaShared_impl.hpp"
+#include "impl/kband_PentaWindow_impl.hpp"
 #include "kband_PCR.hpp"
 #include "kband_Thomas.hpp"
 
@@ -113,6 +114,35 @@ bool rows_on_lines(const B&... b) {
           ...);
 }
 
+/// The Window variant of per-system, non-periodic penta
+/// (kband_PentaWindow_impl.hpp): a thread per system, teams of 32 threads on
+/// GPUs, the ring in level-0 team scratch, the Global variant's workspace
+/// (penta_workspace_size) for systems whose lag outgrows the ring.
+template <class Exec, class Args, class WS>
+void penta_window(const char* fn, const Exec& exec, const Args& args, int nsys, int n, const SolveOptions& opt,
+                  WS& ws) {
+  using BX = decltype(args.x);
+  using tx = batch_traits<BX>;
+  using Shape = PentaWindowShape<batch_value_t<BX>>;
+  using F = PentaWindow<Exec, decltype(args.a), decltype(args.b), decltype(args.c), decltype(args.d),
+                        decltype(args.e), decltype(args.y), BX, decltype(args.info), Shape::R, Shape::B>;
+  ThomasGeometry g;
+  g.nsys = nsys;
+  g.n = n;
+  g.lanes = 1;
+  g.team_size = opt.team_size > 0 ? opt.team_size : (is_device_exec<Exec>::value ? 32 : 1);
+  g.league = static_cast<int>((static_cast<long>(nsys) + g.team_size - 1) / g.team_size);
+  g.scratch = true;
+  g.scratch_level = 0;
+  g.scratch_bytes = F::scratch_per_thread() * g.team_size;
+  const size_t cap = Kokkos::TeamPolicy<Exec>::scratch_size_max(0);
+  require(g.scratch_bytes <= cap, concat(fn, ": Variant::Window needs ", g.scratch_bytes,
+                                         " bytes of level-0 team scratch for teams of ", g.team_size,
+                                         " threads but the backend offers ", cap, "; use a smaller team_size"));
+  grow_workspace(exec, ws, 2 * WorkspaceMap<tx::layout, tx::sz>::extent(nsys, n), "kband::penta::ws");
+  launch_thomas(fn, exec, g, F(nsys, n, args, ws.data()));
+}
+
 template <bool Periodic, class Exec, class BA, class BB, class BC, class BD, class BE, class BY, class BX,
           class Info>
 void penta_per_system(const char* fn, const Exec& exec, const BA& a, const BB& b, const BC& c, const BD& d,
@@ -124,6 +154,10 @@ void penta_per_system(const char* fn, const Exec& exec, const BA& a, const BB& b
   check_penta_args<Exec>(fn, a, b, c, d, e, y, x, info, Periodic ? 5 : 1);
   const int nsys = tx::nsys(x), n = tx::n(x);
   const PentaArgs<BA, BB, BC, BD, BE, BY, BX, Info> args{a, b, c, d, e, y, x, info};
+  if (!Periodic && opt_in.variant == Variant::Window) {
+    penta_window(fn, exec, args, nsys, n, opt_in, ws);
+    return;
+  }
   SolveOptions opt = opt_in;
   bool z_scratch = true;
   if (is_device_exec<Exec>::value && !Periodic && tx::layout != Layout::Contiguous && opt.variant == Variant::Auto) {
@@ -218,7 +252,12 @@ size_t penta_workspace_size(const BX& x, Boundary bc = Boundary::NonPeriodic) {
 /// (penta_workspace_size elements; allocated per call when too small),
 /// Registers in registers (a team of threads per system, 8 rows each,
 /// joined by a walk and two scans in team scratch: the solve reads a..e, y
-/// once and writes x once; impl/kband_PentaRegisters_impl.hpp). Auto on
+/// once and writes x once; impl/kband_PentaRegisters_impl.hpp), Window a
+/// thread per system with its latest rows in team scratch, each block of x
+/// written once the rows after it fix it to the unit roundoff (any n, reads
+/// a..e, y once and writes x once; systems that do not settle within the
+/// ring go on in the workspace; impl/kband_PentaWindow_impl.hpp; not taken
+/// by Auto: not yet timed on a GPU). Auto on
 /// GPUs: Scratch in teams of 8-32 threads for interleaved and grouped
 /// batches of n <= 192 (impl::penta_scratch_plan; with z in scratch such a
 /// solve reads a..e, y once and writes x once), else Scratch or Global

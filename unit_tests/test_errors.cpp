@@ -293,8 +293,8 @@ TYPED_TEST(ThomasErrors, RecomputeWhereNotOffered) {
   expect_variant_refused(v, kband::Variant::Recompute, "Recompute", true, false);
 }
 
-// Variant::Window is for per-system, non-periodic thomas: periodic_thomas,
-// gtsv, shared factors, pcr and penta refuse it.
+// Variant::Window is for per-system, non-periodic thomas and penta:
+// periodic_thomas, gtsv, shared factors, pcr and periodic_penta refuse it.
 TYPED_TEST(ThomasErrors, WindowWhereNotOffered) {
   using T = typename TypeParam::value_type;
   using V = Valid<T, typename TypeParam::layout>;
@@ -311,8 +311,9 @@ TYPED_TEST(ThomasErrors, WindowWhereNotOffered) {
                {"kband::thomas(shared)", "Variant::Window is offered by kband::thomas"});
   expect_error("pcr Window", [&] { kband::pcr(exec, v.a, v.b, v.c, v.d, v.x, v.info, opt); },
                {"kband::pcr", "window"});
-  expect_error("penta Window", [&] { kband::penta(exec, v.a, v.b, v.c, v.a, v.c, v.d, v.x, v.info, opt); },
-               {"kband::penta", "Variant::Window"});
+  expect_error("periodic_penta Window",
+               [&] { kband::periodic_penta(exec, v.a, v.b, v.c, v.a, v.c, v.d, v.x, v.info, opt); },
+               {"kband::periodic_penta", "Variant::Window is offered by kband::thomas and kband::penta"});
   EXPECT_TRUE(snap.unchanged(v.a, v.b, v.c, v.d, v.x, v.info));
 }
 

@@ -301,9 +301,78 @@ TYPED_TEST(PentaAccuracy, PerSystemZeroBandEntries) {
       }
     penta_reference(cs);
     for (kband::Variant v : {kband::Variant::Auto, kband::Variant::Global, kband::Variant::Scratch,
-                             kband::Variant::Registers}) {
+                             kband::Variant::Registers, kband::Variant::Window}) {
       if (v == kband::Variant::Registers && !TestFixture::registers_served(n)) continue;
       run_penta<T, B>(PSolver::PerSystem, L::name(), n, nsys, v, 0, false, 0, kScratchLimit, &cs);
+    }
+  }
+}
+// Variant::Window (kband_PentaWindow_impl.hpp) over every n and batch size,
+// in place too; with weakly dominant systems next to strong ones in the same
+// teams: those outgrow the ring and go on in the workspace (a caller's,
+// full of a sentinel: a strong system leaves its rows untouched), across
+// block and ring sizes.
+TYPED_TEST(PentaAccuracy, PerSystemWindow) {
+  TestFixture::sweep(PSolver::PerSystem, {kband::Variant::Window}, {0});
+}
+TYPED_TEST(PentaAccuracy, WindowLongLags) {
+  using T = typename TestFixture::T;
+  using B = typename TestFixture::B;
+  constexpr int R = kband::impl::PentaWindowShape<T>::R, Bk = kband::impl::PentaWindowShape<T>::B;
+  using WMap = kband::impl::WorkspaceMap<kband::impl::batch_traits<B>::layout, kband::impl::batch_traits<B>::sz>;
+  Exec exec;
+  for (int n : {Bk + 1, R - Bk, R + 3, 200, 701}) {
+    const int nsys = kSZ + 3;
+    PentaCase<T> cs = get_penta_case<T>(n, nsys, false, false);
+    // odd systems: |c| exceeds the rest of its row by 2 % only (a lag of
+    // hundreds of rows); even ones by 4-5 instead of get_penta_case's
+    // 0.5-1.5 (a lag of at most some 34 rows in double, which the ring holds)
+    for (int s = 0; s < nsys; ++s)
+      for (int j = 0; j < n; ++j) {
+        double sum = 0;
+        for (int k : {0, 1, 3, 4}) {
+          const T v = (*cs.diag(k))[cs.idx(s, j)];
+          if (!std::isnan(static_cast<double>(v))) sum += std::fabs(static_cast<double>(v));
+        }
+        T& c = cs.c[cs.idx(s, j)];
+        const double sign = c < 0 ? -1 : 1;
+        c = static_cast<T>(s % 2 == 1 ? sign * (1.02 * sum + 1e-3) : c + sign * 3.5);
+      }
+    penta_reference(cs);
+    const PentaBatches<B> p(cs);
+    for (bool inplace : {false, true}) {
+      const B y = make_batch<B>("y", nsys, n, cs.y), x("x", nsys, n);
+      const B& xo = inplace ? y : x;
+      Kokkos::View<int*> info("info", nsys);
+      const T sentinel = T(12345);
+      Kokkos::View<T*> ws("ws", kband::penta_workspace_size(xo));
+      Kokkos::deep_copy(ws, sentinel);
+      kband::SolveOptions opt;
+      opt.variant = kband::Variant::Window;
+      const std::string what = std::string("penta Window n=") + std::to_string(n) + (inplace ? " in place" : "");
+      ASSERT_TRUE(run_solver(what, xo, inplace, cs.y, info, nullptr,
+                             [&] { kband::penta(exec, p.a, p.b, p.c, p.d, p.e, y, xo, info, opt, ws); }));
+      int pad = 0;
+      const std::vector<T> xh = download(xo, &pad);
+      check_against_reference(what, cs, xh, download_info(info), sizeof(T) >= 8 ? 1e-10 : 2e-3, "penta window");
+      EXPECT_EQ(pad, 0) << what;
+      auto hw = Kokkos::create_mirror_view(ws);
+      Kokkos::deep_copy(hw, ws);
+      const size_t ext = WMap::extent(nsys, n);
+      int weak_spilled = 0;
+      for (int s = 0; s < nsys; ++s) {
+        bool touched = false;
+        for (int j = 0; j < n; ++j)
+          for (size_t buf : {size_t(0), ext})
+            touched = touched || hw(buf + WMap::offset(s, nsys, n) + size_t(j) * WMap::row_stride(nsys, n)) != sentinel;
+        if (s % 2 == 0) {
+          EXPECT_FALSE(touched) << what << " s=" << s << ": a strong system left the ring";
+        }
+        weak_spilled += s % 2 == 1 && touched ? 1 : 0;
+      }
+      if (n > R && sizeof(T) >= 8) {
+        EXPECT_EQ(weak_spilled, nsys / 2) << what << ": weak systems that went on in the workspace";
+      }
     }
   }
 }
@@ -384,6 +453,13 @@ TYPED_TEST(PentaInfo, ZeroAndNonFinitePivots) {
     const kband::Variant G = kband::Variant::Global;
     broken_systems<T, B>(PSolver::PerSystem, L::name(), n, 2, 0, T(0), 1, mid, mid + 1, G, 19, 2, 12);
     broken_systems<T, B>(PSolver::PerSystem, L::name(), n, 2, n - 1, nan_value<T>(), n, mid, mid + 1, G, 19, 9, 17);
+  }
+  // Window: a failing row after many rows were written (long systems), and
+  // in the first and last blocks
+  for (int n : {9, 64, 300}) {
+    const kband::Variant W = kband::Variant::Window;
+    broken_systems<T, B>(PSolver::PerSystem, L::name(), n, 2, n - 1, nan_value<T>(), n, n / 2, n / 2 + 1, W, 19, 2, 12);
+    broken_systems<T, B>(PSolver::PerSystem, L::name(), n, 2, 0, T(0), 1, 2 * n / 3, 2 * n / 3 + 1, W);
   }
   // Registers: the failing row in the first, a middle and the last chunk, at
   // chunk boundaries; info names the elimination's row (hosts serve one

@@ -1,0 +1,288 @@
+// The Window variant of kband::penta (per-system coefficients,
+// non-periodic): kband::thomas' Window (kband_ThomasWindow_impl.hpp) on the
+// pentadiagonal elimination of kband_Penta_impl.hpp.
+//
+// Back substitution x_j = z_j - p_j x_{j+1} - q_j x_{j+2} has a state of two
+// values. A block of B rows, solved on its own from the two x after it
+// (X'), gives x_j = u_j + v_j X'_0 + w_j X'_1; its first two rows give the
+// block's map (U, V: a 2-vector and a 2x2 matrix). Every pending block
+// keeps "the two x after it = al + BE X'(newest)", which each new block
+// extends (al += BE U, BE = BE V). With X'(newest) = 0 the rows of pending
+// block q are off by at most
+//   (max |v| (|BE_00| + |BE_01|) + max |w| (|BE_10| + |BE_11|)) ||x||_inf,
+// a bound on the system's own coefficients; the oldest blocks whose bound
+// is at most u = epsilon / 2 are written (x_j = u_j + v_j al_0 + w_j al_1).
+// The ring keeps u, v, w of the pending blocks (three values a row); a
+// system whose pending blocks fill it goes on as the Global variant does
+// (pending rows' u to x, v and w to the workspace's two buffers; later
+// rows' z to x, p and q to the workspace), ended by one back substitution.
+// The last block ends the system exactly. Pivots, info and NaN rows are
+// penta's.
+#pragma once
+
+#include "kband_Penta_impl.hpp"
+#include "kband_ThomasWindow_impl.hpp"
+
+namespace kband {
+namespace impl {
+
+/// Ring rows and block rows of penta's window (three values a row in the
+/// ring): double (48, 8), a lag of up to about 40 rows (36 KB of team
+/// scratch for 32 threads, under Kokkos' 40 KB a team on CUDA); float (64,
+/// 16). Penta's back substitution settles more slowly than Thomas': rows
+/// with |c| = |a| + |b| + |d| + |e| + U(1, 2) (kband-bench penta) need
+/// 37-44 rows, + U(4, 5) 28-34 (double). Not timed on a GPU yet.
+#ifndef KBAND_PENTA_WINDOW_RING
+#define KBAND_PENTA_WINDOW_RING 48
+#endif
+template <class T>
+struct PentaWindowShape {
+  static constexpr bool kDouble = sizeof(T) >= 8;
+  static constexpr int R = kDouble ? KBAND_PENTA_WINDOW_RING : 64;
+  static constexpr int B = kDouble ? 8 : 16;
+};
+
+template <class Exec, class BA, class BB, class BC, class BD, class BE, class BY, class BX, class Info, int R,
+          int B>
+struct PentaWindow {
+  static constexpr int P = R / B;
+  static_assert(R % B == 0 && P >= 2 && B >= 2, "kband: the ring holds whole blocks, two at least");
+  using T = batch_value_t<BX>;
+  using member_type = typename Kokkos::TeamPolicy<Exec>::member_type;
+  using tx = batch_traits<BX>;
+  using WMap = WorkspaceMap<tx::layout, tx::sz>;
+  using Args = PentaArgs<BA, BB, BC, BD, BE, BY, BX, Info>;
+  int nsys, n;
+  T nan, tol;
+  Args g;
+  T* ws;  // two buffers of WMap::extent(nsys, n)
+  size_t wbuf;
+
+  PentaWindow(int nsys_, int n_, const Args& args, T* ws_)
+      : nsys(nsys_),
+        n(n_),
+        nan(std::numeric_limits<T>::quiet_NaN()),
+        tol(std::numeric_limits<T>::epsilon() / 2),
+        g(args),
+        ws(ws_),
+        wbuf(WMap::extent(nsys_, n_)) {}
+
+  KOKKOS_INLINE_FUNCTION static constexpr size_t scratch_per_thread() { return 3 * R * sizeof(T); }
+
+  /// A block's rows (rows past n: identity rows).
+  struct Rows {
+    T a[B], b[B], c[B], d[B], e[B], y[B];
+  };
+
+  KOKKOS_INLINE_FUNCTION void load(Rows& r, int s, int jb) const {
+    KBAND_UNROLL
+    for (int u = 0; u < B; ++u) {
+      const int j = jb + u;
+      const bool in = j < n;
+      r.a[u] = in && j >= 2 ? g.a(s, j) : T(0);
+      r.b[u] = in && j >= 1 ? g.b(s, j) : T(0);
+      r.c[u] = in ? g.c(s, j) : T(1);
+      r.d[u] = in && j <= n - 2 ? g.d(s, j) : T(0);
+      r.e[u] = in && j <= n - 3 ? g.e(s, j) : T(0);
+      r.y[u] = in ? g.y(s, j) : T(0);
+    }
+  }
+
+  /// Writes block q's rows, x_j = u_j + v_j X0 + w_j X1.
+  KOKKOS_INLINE_FUNCTION void emit(const T* ur, int ts, int s, int q, T X0, T X1) const {
+    const int bq = (q % P) * B;
+    const T* vr = ur + static_cast<size_t>(R) * ts;
+    const T* wr = vr + static_cast<size_t>(R) * ts;
+    KBAND_UNROLL
+    for (int u = 0; u < B; ++u) {
+      const int j = q * B + u;
+      const int k = (bq + u) * ts;
+      if (j < n) g.x(s, j) = ur[k] + vr[k] * X0 + wr[k] * X1;
+    }
+  }
+
+  KOKKOS_FUNCTION void operator()(const member_type& m) const {
+    const int ts = m.team_size();
+    T* sc = static_cast<T*>(m.team_scratch(0).get_shmem(static_cast<size_t>(3 * R) * ts * sizeof(T)));
+    const int s = m.league_rank() * ts + m.team_rank();
+    if (s >= nsys) return;
+    T* const ur = sc + m.team_rank();
+    T* const vr = ur + static_cast<size_t>(R) * ts;
+    T* const wr = vr + static_cast<size_t>(R) * ts;
+    T* const w0 = ws + WMap::offset(s, nsys, n);
+    T* const w1 = w0 + wbuf;
+    const size_t wrs = WMap::row_stride(nsys, n);
+    const int nb = (n + B - 1) / B;
+    // the elimination's state: p, q, z of rows j-1 (1) and j-2 (2)
+    T p1 = T(0), p2 = T(0), q1 = T(0), q2 = T(0), z1 = T(0), z2 = T(0);
+    int bad = 0;
+    int oldest = 0;      // the first block not yet solved
+    int np = 0;          // pending blocks: oldest .. oldest + np - 1
+    int past_from = nb;  // blocks from here on went on as Global does
+    // pending block i: the two x after it = al + BE X'(newest); mv, mw: the
+    // block's largest |v|, |w|
+    T al0[P], al1[P], b00[P], b01[P], b10[P], b11[P], mv[P], mw[P];
+    KBAND_UNROLL
+    for (int i = 0; i < P; ++i) al0[i] = al1[i] = b00[i] = b01[i] = b10[i] = b11[i] = mv[i] = mw[i] = T(0);
+    Rows r;
+    load(r, s, 0);
+    for (int k = 0; k < nb; ++k) {
+      const int jb = k * B;
+      T pp[B], qq[B], zz[B];
+      KBAND_UNROLL
+      for (int u = 0; u < B; ++u) {
+        const T beta = r.b[u] - r.a[u] * p2;
+        const T mu = r.c[u] - r.a[u] * q2 - beta * p1;
+        bad = (bad == 0 && jb + u < n && !usable_pivot(mu)) ? jb + u + 1 : bad;
+        const T w = T(1) / mu;
+        const T p = (r.d[u] - beta * q1) * w;
+        const T q = r.e[u] * w;
+        const T z = (r.y[u] - r.a[u] * z2 - beta * z1) * w;
+        p2 = p1;
+        p1 = p;
+        q2 = q1;
+        q1 = q;
+        z2 = z1;
+        z1 = z;
+        pp[u] = p;
+        qq[u] = q;
+        zz[u] = z;
+      }
+      if (k + 1 < nb) load(r, s, jb + B);
+      if (k >= past_from) {
+        KBAND_UNROLL
+        for (int u = 0; u < B; ++u)
+          if (jb + u < n) {
+            w0[(jb + u) * wrs] = pp[u];
+            w1[(jb + u) * wrs] = qq[u];
+            g.x(s, jb + u) = zz[u];
+          }
+        continue;
+      }
+      // the block solved from the two x after it: x_j = u_j + v_j X'_0 + w_j X'_1
+      T U0, U1, V00, V01, V10, V11, mxv = T(0), mxw = T(0);
+      {
+        // rows j+1, j+2 of the three recurrences (u, v, w)
+        T u1 = T(0), u2 = T(0), v1 = T(1), v2 = T(0), x1 = T(0), x2 = T(1);
+        const int bk = (k % P) * B;
+        KBAND_UNROLL
+        for (int u = B - 1; u >= 0; --u) {
+          const T un = zz[u] - pp[u] * u1 - qq[u] * u2;
+          const T vn = -pp[u] * v1 - qq[u] * v2;
+          const T wn = -pp[u] * x1 - qq[u] * x2;
+          u2 = u1;
+          u1 = un;
+          v2 = v1;
+          v1 = vn;
+          x2 = x1;
+          x1 = wn;
+          const int kk = (bk + u) * ts;
+          ur[kk] = un;
+          vr[kk] = vn;
+          wr[kk] = wn;
+          const T av = abs_(vn), aw = abs_(wn);
+          mxv = av > mxv ? av : mxv;
+          mxw = aw > mxw ? aw : mxw;
+        }
+        // the block's first two rows: (x_jb, x_jb+1) = U + V X'
+        U0 = u1;
+        U1 = u2;
+        V00 = v1;
+        V01 = x1;
+        V10 = v2;
+        V11 = x2;
+      }
+      {
+        KBAND_UNROLL
+        for (int i = 0; i < P; ++i) {
+          if (i < np) {
+            al0[i] += b00[i] * U0 + b01[i] * U1;
+            al1[i] += b10[i] * U0 + b11[i] * U1;
+            const T n00 = b00[i] * V00 + b01[i] * V10, n01 = b00[i] * V01 + b01[i] * V11;
+            const T n10 = b10[i] * V00 + b11[i] * V10, n11 = b10[i] * V01 + b11[i] * V11;
+            b00[i] = n00;
+            b01[i] = n01;
+            b10[i] = n10;
+            b11[i] = n11;
+          } else if (i == np) {
+            al0[i] = al1[i] = T(0);
+            b00[i] = b11[i] = T(1);
+            b01[i] = b10[i] = T(0);
+            mv[i] = mxv;
+            mw[i] = mxw;
+          }
+        }
+        ++np;
+      }
+      if (k + 1 == nb) {
+        // X' = 0 exactly: every pending block is solved
+        KBAND_UNROLL
+        for (int i = 0; i < P; ++i)
+          if (i < np) emit(ur, ts, s, oldest + i, al0[i], al1[i]);
+        break;
+      }
+      while (np > 0 && mv[0] * (abs_(b00[0]) + abs_(b01[0])) + mw[0] * (abs_(b10[0]) + abs_(b11[0])) <= tol) {
+        emit(ur, ts, s, oldest, al0[0], al1[0]);
+        KBAND_UNROLL
+        for (int i = 0; i + 1 < P; ++i) {
+          al0[i] = al0[i + 1];
+          al1[i] = al1[i + 1];
+          b00[i] = b00[i + 1];
+          b01[i] = b01[i + 1];
+          b10[i] = b10[i + 1];
+          b11[i] = b11[i + 1];
+          mv[i] = mv[i + 1];
+          mw[i] = mw[i + 1];
+        }
+        --np;
+        ++oldest;
+      }
+      if (np == P) {
+        // no room for the next block: the pending blocks' u to x, v and w
+        // to the workspace; later rows as Global keeps them
+        for (int q = oldest; q <= k; ++q) {
+          const int bq = (q % P) * B;
+          for (int u = 0; u < B; ++u) {
+            const int j = q * B + u;
+            const int kk = (bq + u) * ts;
+            g.x(s, j) = ur[kk];
+            w0[j * wrs] = vr[kk];
+            w1[j * wrs] = wr[kk];
+          }
+        }
+        past_from = k + 1;
+      }
+    }
+    if (past_from < nb) {
+      // x_{j+1}, x_{j+2}
+      T xa = T(0), xb = T(0);
+      int j = n - 1;
+      const int jp = past_from * B;
+      for (; j >= jp; --j) {
+        const T xj = g.x(s, j) - w0[j * wrs] * xa - w1[j * wrs] * xb;
+        g.x(s, j) = xj;
+        xb = xa;
+        xa = xj;
+      }
+      // the pending blocks: x_j = u_j + v_j x(next block's first row) +
+      // w_j x(its second row)
+      T X0 = xa, X1 = xb;
+      for (; j >= oldest * B; --j) {
+        if ((j + 1) % B == 0) {
+          X0 = xa;
+          X1 = xb;
+        }
+        const T xj = g.x(s, j) + w0[j * wrs] * X0 + w1[j * wrs] * X1;
+        g.x(s, j) = xj;
+        xb = xa;
+        xa = xj;
+      }
+    }
+    g.info(s) = bad;
+    if (bad != 0)
+      for (int j = 0; j < n; ++j) g.x(s, j) = nan;
+  }
+};
+
+}  // namespace impl
+}  // namespace kband
