@@ -114,10 +114,8 @@ bool rows_on_lines(const B&... b) {
           ...);
 }
 
-/// The Window variant of per-system, non-periodic penta
-/// (kband_PentaWindow_impl.hpp): a thread per system, teams of 32 threads on
-/// GPUs, the ring in level-0 team scratch, the Global variant's workspace
-/// (penta_workspace_size) for systems whose lag outgrows the ring.
+/// The Window variant of per-system, non-periodic penta (window_geometry;
+/// its workspace: penta_workspace_size).
 template <class Exec, class Args, class WS>
 void penta_window(const char* fn, const Exec& exec, const Args& args, int nsys, int n, const SolveOptions& opt,
                   WS& ws) {
@@ -126,19 +124,7 @@ void penta_window(const char* fn, const Exec& exec, const Args& args, int nsys, 
   using Shape = PentaWindowShape<batch_value_t<BX>>;
   using F = PentaWindow<Exec, decltype(args.a), decltype(args.b), decltype(args.c), decltype(args.d),
                         decltype(args.e), decltype(args.y), BX, decltype(args.info), Shape::R, Shape::B>;
-  ThomasGeometry g;
-  g.nsys = nsys;
-  g.n = n;
-  g.lanes = 1;
-  g.team_size = opt.team_size > 0 ? opt.team_size : (is_device_exec<Exec>::value ? 32 : 1);
-  g.league = static_cast<int>((static_cast<long>(nsys) + g.team_size - 1) / g.team_size);
-  g.scratch = true;
-  g.scratch_level = 0;
-  g.scratch_bytes = F::scratch_per_thread() * g.team_size;
-  const size_t cap = Kokkos::TeamPolicy<Exec>::scratch_size_max(0);
-  require(g.scratch_bytes <= cap, concat(fn, ": Variant::Window needs ", g.scratch_bytes,
-                                         " bytes of level-0 team scratch for teams of ", g.team_size,
-                                         " threads but the backend offers ", cap, "; use a smaller team_size"));
+  const ThomasGeometry g = window_geometry<Exec>(fn, nsys, n, opt, F::scratch_per_thread());
   grow_workspace(exec, ws, 2 * WorkspaceMap<tx::layout, tx::sz>::extent(nsys, n), "kband::penta::ws");
   launch_thomas(fn, exec, g, F(nsys, n, args, ws.data()));
 }

@@ -409,18 +409,13 @@ bool use_registers(const char* fn, const SolveOptions& opt, const Exec& exec, in
   return true;
 }
 
-/// The Window variant of per-system, non-periodic thomas
-/// (kband_ThomasWindow_impl.hpp): a thread per system, teams of 32 threads
-/// on GPUs (a warp of systems), the ring of R rows a thread in level-0 team
-/// scratch; the Global variant's workspace for systems whose lag outgrows
-/// the ring.
-template <class Exec, class BA, class BB, class BC, class BD, class BX, class Info, class WS>
-void thomas_window(const char* fn, const Exec& exec, const BA& a, const BB& b, const BC& c, const BD& d,
-                   const BX& x, const Info& info, const SolveOptions& opt, WS& ws) {
-  using tx = batch_traits<BX>;
-  using Shape = WindowShape<batch_value_t<BX>>;
-  using F = ThomasWindow<Exec, BA, BB, BC, BD, BX, Info, Shape::R, Shape::B>;
-  const int nsys = tx::nsys(x), n = tx::n(x);
+/// The Window variants of per-system, non-periodic thomas and penta
+/// (kband_ThomasWindow_impl.hpp, kband_PentaWindow_impl.hpp): a thread per
+/// system, teams of 32 threads on GPUs (a warp of systems), the ring of rows
+/// in level-0 team scratch (per_thread bytes a thread); the Global variant's
+/// workspace for systems whose lag outgrows the ring.
+template <class Exec>
+ThomasGeometry window_geometry(const char* fn, int nsys, int n, const SolveOptions& opt, size_t per_thread) {
   ThomasGeometry g;
   g.nsys = nsys;
   g.n = n;
@@ -429,11 +424,21 @@ void thomas_window(const char* fn, const Exec& exec, const BA& a, const BB& b, c
   g.league = static_cast<int>((static_cast<long>(nsys) + g.team_size - 1) / g.team_size);
   g.scratch = true;
   g.scratch_level = 0;
-  g.scratch_bytes = F::scratch_per_thread() * g.team_size;
+  g.scratch_bytes = per_thread * g.team_size;
   const size_t cap = Kokkos::TeamPolicy<Exec>::scratch_size_max(0);
   require(g.scratch_bytes <= cap, concat(fn, ": Variant::Window needs ", g.scratch_bytes,
                                          " bytes of level-0 team scratch for teams of ", g.team_size,
                                          " threads but the backend offers ", cap, "; use a smaller team_size"));
+  return g;
+}
+template <class Exec, class BA, class BB, class BC, class BD, class BX, class Info, class WS>
+void thomas_window(const char* fn, const Exec& exec, const BA& a, const BB& b, const BC& c, const BD& d,
+                   const BX& x, const Info& info, const SolveOptions& opt, WS& ws) {
+  using tx = batch_traits<BX>;
+  using Shape = WindowShape<batch_value_t<BX>>;
+  using F = ThomasWindow<Exec, BA, BB, BC, BD, BX, Info, Shape::R, Shape::B>;
+  const int nsys = tx::nsys(x), n = tx::n(x);
+  const ThomasGeometry g = window_geometry<Exec>(fn, nsys, n, opt, F::scratch_per_thread());
   grow_workspace(exec, ws, WorkspaceMap<tx::layout, tx::sz>::extent(nsys, n), "kband::thomas::ws");
   launch_thomas(fn, exec, g, F(nsys, n, a, b, c, d, x, info, ws.data()));
 }

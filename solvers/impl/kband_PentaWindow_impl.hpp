@@ -223,17 +223,7 @@ struct PentaWindow {
       }
       while (np > 0 && mv[0] * (abs_(b00[0]) + abs_(b01[0])) + mw[0] * (abs_(b10[0]) + abs_(b11[0])) <= tol) {
         emit(ur, ts, s, oldest, al0[0], al1[0]);
-        KBAND_UNROLL
-        for (int i = 0; i + 1 < P; ++i) {
-          al0[i] = al0[i + 1];
-          al1[i] = al1[i + 1];
-          b00[i] = b00[i + 1];
-          b01[i] = b01[i + 1];
-          b10[i] = b10[i + 1];
-          b11[i] = b11[i + 1];
-          mv[i] = mv[i + 1];
-          mw[i] = mw[i + 1];
-        }
+        drop_oldest(al0, al1, b00, b01, b10, b11, mv, mw);
         --np;
         ++oldest;
       }

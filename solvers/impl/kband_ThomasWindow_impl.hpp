@@ -51,6 +51,20 @@ struct WindowShape {
   static constexpr int B = kDouble ? 8 : 16;
 };
 
+/// Drops pending slot 0 (its block was written): slot i takes slot i + 1's
+/// value, for each array (compile-time indices, so the slots stay in
+/// registers).
+template <int P, class T>
+KOKKOS_INLINE_FUNCTION void drop_oldest(T (&v)[P]) {
+  KBAND_UNROLL
+  for (int i = 0; i + 1 < P; ++i) v[i] = v[i + 1];
+}
+template <int P, class T, class... More>
+KOKKOS_INLINE_FUNCTION void drop_oldest(T (&v)[P], More&... more) {
+  drop_oldest(v);
+  drop_oldest(more...);
+}
+
 template <class Exec, class BA, class BB, class BC, class BD, class BX, class Info, int R, int B>
 struct ThomasWindow {
   static constexpr int P = R / B;
@@ -196,12 +210,7 @@ struct ThomasWindow {
       // the oldest blocks whose rows x' changes by at most u ||x||
       while (np > 0 && mv[0] * abs_(be[0]) <= tol) {
         emit(ur, vr, ts, s, oldest, al[0]);
-        KBAND_UNROLL
-        for (int i = 0; i + 1 < P; ++i) {
-          al[i] = al[i + 1];
-          be[i] = be[i + 1];
-          mv[i] = mv[i + 1];
-        }
+        drop_oldest(al, be, mv);
         --np;
         ++oldest;
       }
