@@ -751,7 +751,8 @@ inline const std::vector<kband::Variant>& gtsv_variants() {
                                              kband::Variant::Recompute, kband::Variant::Registers};
   return v;
 }
-/// kband::thomas also has the Registers variant, and with a shared factor Recompute.
+/// kband::thomas also has the Registers variant, with a shared factor Recompute, and
+/// with per-system coefficients (non-periodic) Window.
 inline const std::vector<kband::Variant>& thomas_variants() {
   static const std::vector<kband::Variant> v{kband::Variant::Auto,      kband::Variant::Global,
                                              kband::Variant::Scratch,   kband::Variant::Registers,
