@@ -36,6 +36,13 @@
 //    registers while the second is eliminated; interleaved batches past
 //    Auto's limit for two segments take four (ceil(n/64) threads a
 //    system), the middle segments' rows of U in level-1 team scratch.
+//  * Window: a thread per system; the rows of U, normalised to
+//    x_i = z_i - p_i x_{i+1} - q_i x_{i+2}, go through penta's window
+//    (impl/kband_PentaWindow_impl.hpp): each block of x is written once the
+//    rows after it fix it to the unit roundoff (a bound on the system's own
+//    U), the rest waits in team scratch; systems whose U does not settle
+//    (interchanges, growth) go on in the workspace. 5 transfers a row where
+//    it settles. Asked for only: not yet timed on a GPU.
 //  Auto: on GPUs Registers for contiguous batches as far as its teams fit
 //  (teams of 32-64 threads or one system: ceil(n/8) threads in double up
 //  to n = 2048, ceil(n/16) to 4096 and in float, two segments of 16 rows a
@@ -48,6 +55,7 @@
 #pragma once
 
 #include "impl/kband_GTSVRegisters_impl.hpp"
+#include "impl/kband_PentaWindow_impl.hpp"
 #include "kband_Thomas.hpp"
 
 namespace kband {
@@ -82,6 +90,17 @@ void gtsv(const Exec& exec, const BA& a, const BB& b, const BC& c, const BD& d, 
   using tx = impl::batch_traits<BX>;
   impl::check_tridiagonal_args<Exec>(fn, a, b, c, d, x, info, 1);
   const int nsys = tx::nsys(x), n = tx::n(x);
+  if (opt.variant == Variant::Window) {
+    // the window of kband_PentaWindow_impl.hpp on gtsv's elimination (asked
+    // for only: not yet timed on a GPU)
+    using Shape = impl::PentaWindowShape<T>;
+    using Rows = impl::GTSVWindowRows<BA, BB, BC, BD, Shape::B>;
+    using F = impl::TwoTermWindow<Exec, Rows, BX, Info, Shape::R, Shape::B>;
+    const impl::ThomasGeometry g = impl::window_geometry<Exec>(fn, nsys, n, opt, F::scratch_per_thread());
+    impl::grow_workspace(exec, ws, 2 * impl::WorkspaceMap<tx::layout, tx::sz>::extent(nsys, n), "kband::gtsv::ws");
+    impl::launch_thomas(fn, exec, g, F(nsys, n, Rows{a, b, c, d}, x, info, ws.data()));
+    return;
+  }
   constexpr int W = impl::thomas_lanes<Exec, BX>::value;
   constexpr int U = impl::thomas_unroll<Exec, BX>::value;
   // Recompute: asked for, or Auto, except for contiguous batches on host

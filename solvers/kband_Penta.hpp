@@ -122,11 +122,13 @@ void penta_window(const char* fn, const Exec& exec, const Args& args, int nsys, 
   using BX = decltype(args.x);
   using tx = batch_traits<BX>;
   using Shape = PentaWindowShape<batch_value_t<BX>>;
-  using F = PentaWindow<Exec, decltype(args.a), decltype(args.b), decltype(args.c), decltype(args.d),
-                        decltype(args.e), decltype(args.y), BX, decltype(args.info), Shape::R, Shape::B>;
+  using Rows = PentaWindowRows<decltype(args.a), decltype(args.b), decltype(args.c), decltype(args.d),
+                               decltype(args.e), decltype(args.y), Shape::B>;
+  using F = TwoTermWindow<Exec, Rows, BX, decltype(args.info), Shape::R, Shape::B>;
   const ThomasGeometry g = window_geometry<Exec>(fn, nsys, n, opt, F::scratch_per_thread());
   grow_workspace(exec, ws, 2 * WorkspaceMap<tx::layout, tx::sz>::extent(nsys, n), "kband::penta::ws");
-  launch_thomas(fn, exec, g, F(nsys, n, args, ws.data()));
+  launch_thomas(fn, exec, g,
+                F(nsys, n, Rows{args.a, args.b, args.c, args.d, args.e, args.y}, args.x, args.info, ws.data()));
 }
 
 template <bool Periodic, class Exec, class BA, class BB, class BC, class BD, class BE, class BY, class BX,

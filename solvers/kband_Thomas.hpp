@@ -69,8 +69,8 @@ namespace kband {
 ///    ceil(n / 32) in two segments, ceil(n / 64) in four, half as many in
 ///    float past interleaved n = 256 and grouped n = 512), so host backends
 ///    serve it for n <= M only.
-///  * Window: per-system, non-periodic kband::thomas and kband::penta
-///    (penta: asked for only, not Auto). A thread per
+///  * Window: per-system, non-periodic kband::thomas, kband::penta and
+///    kband::gtsv (penta and gtsv: asked for only, not Auto). A thread per
 ///    system keeps its latest rows in a ring in team scratch and writes
 ///    each block of rows as soon as the rows after it decide the block to
 ///    the unit roundoff times ||x||_inf (a bound checked on the system's own
@@ -218,8 +218,8 @@ ThomasGeometry thomas_geometry(const char* fn, int nsys, int n, int lanes, int n
           concat(fn, ": Variant::Recompute is offered by kband::thomas with a shared factor "
                      "(TridiagonalFactor), kband::penta with a PentadiagonalFactor and kband::gtsv only"));
   require(v != Variant::Window,
-          concat(fn, ": Variant::Window is offered by kband::thomas and kband::penta with per-system coefficients "
-                     "(non-periodic) only"));
+          concat(fn, ": Variant::Window is offered by kband::thomas, kband::penta (per-system coefficients, "
+                     "non-periodic) and kband::gtsv only"));
   if (v == Variant::Auto) {
     // On GPUs Scratch pays while a team of 32 keeps its rows on chip with room
     // for several teams per multiprocessor. On the contiguous layout it pays

@@ -745,10 +745,11 @@ inline const std::vector<kband::Variant>& all_variants() {
   static const std::vector<kband::Variant> v{kband::Variant::Auto, kband::Variant::Global, kband::Variant::Scratch};
   return v;
 }
-/// kband::gtsv also has the Recompute and Registers variants.
+/// kband::gtsv also has the Recompute, Registers and Window variants.
 inline const std::vector<kband::Variant>& gtsv_variants() {
-  static const std::vector<kband::Variant> v{kband::Variant::Auto, kband::Variant::Global, kband::Variant::Scratch,
-                                             kband::Variant::Recompute, kband::Variant::Registers};
+  static const std::vector<kband::Variant> v{kband::Variant::Auto,      kband::Variant::Global,
+                                             kband::Variant::Scratch,   kband::Variant::Recompute,
+                                             kband::Variant::Registers, kband::Variant::Window};
   return v;
 }
 /// kband::thomas also has the Registers variant, with a shared factor Recompute, and

@@ -90,7 +90,7 @@ struct WindowCase {
   /// workspace rows were written (it went past the ring). Checks info 0
   /// and the reference (tol relative to ||x||_inf) for every system.
   std::vector<bool> solve_and_check(bool inplace, double tol, int team_size = 0,
-                                    kband::Variant variant = kband::Variant::Window) {
+                                    kband::Variant variant = kband::Variant::Window, bool gtsv = false) {
     const B& xo = inplace ? dd : dx;
     if (inplace) upload(dd, d);
     {
@@ -101,13 +101,16 @@ struct WindowCase {
       Kokkos::deep_copy(info, kInfoPoison);
     }
     const T sentinel = T(12345);
-    Kokkos::View<T*> ws("ws", kband::thomas_workspace_size(xo));
+    Kokkos::View<T*> ws("ws", gtsv ? kband::gtsv_workspace_size(xo) : kband::thomas_workspace_size(xo));
     Kokkos::deep_copy(ws, sentinel);
     fill_team_scratch(Exec(), nan_value<T>());
     kband::SolveOptions opt;
     opt.variant = variant;
     opt.team_size = team_size;
-    kband::thomas(Exec(), da, db, dc, dd, xo, info, opt, ws);
+    if (gtsv)
+      kband::gtsv(Exec(), da, db, dc, dd, xo, info, opt, ws);
+    else
+      kband::thomas(Exec(), da, db, dc, dd, xo, info, opt, ws);
     Host<B> hx(xo);
     hx.to_host();
     auto hi = Kokkos::create_mirror_view(info);
@@ -232,6 +235,31 @@ TYPED_TEST(ThomasWindow, AutoTakesItOnGpus) {
       const std::vector<bool> sp = p.solve_and_check(false, window_tol<T>(), 0, kband::Variant::Auto);
       for (size_t s = 0; s < sp.size(); ++s) EXPECT_FALSE(sp[s]) << "n=" << n << " s=" << s << ": workspace written";
     }
+  }
+}
+
+// kband::gtsv's Window (the pentadiagonal window on its pivoted LU): strong
+// systems stay in the ring (no interchange happens in them), general ones
+// (interchanges, |U| growth) and weak ones next to them go on in the
+// workspace, in place too.
+TYPED_TEST(ThomasWindow, Gtsv) {
+  using T = typename TypeParam::value_type;
+  using L = typename TypeParam::layout;
+  constexpr int kRing = kband::impl::PentaWindowShape<T>::R;
+  unsigned seed = 501;
+  for (int n : {1, 2, 3, 9, kRing - 1, kRing + 1, 200, 1000}) {
+    for (int nsys : {1, L::sz + 1, 40}) {
+      WindowCase<T, L> strong(nsys, n, [](int) { return Kind::Strong; }, ++seed);
+      for (bool inplace : {false, true}) {
+        const std::vector<bool> sp = strong.solve_and_check(inplace, window_tol<T>(), 0, kband::Variant::Window, true);
+        for (int s = 0; s < nsys; ++s) EXPECT_FALSE(sp[s]) << "n=" << n << " s=" << s << " left the ring";
+      }
+    }
+    WindowCase<T, L> mixed(L::sz + 5, n,
+                           [](int s) { return s % 3 == 1 ? Kind::General : (s % 3 == 2 ? Kind::Weak : Kind::Strong); },
+                           ++seed);
+    for (bool inplace : {false, true}) mixed.solve_and_check(inplace, sizeof(T) >= 8 ? 1e-10 : 2e-3, 0,
+                                                             kband::Variant::Window, true);
   }
 }
 

@@ -20,6 +20,7 @@
 // penta's.
 #pragma once
 
+#include "kband_GTSV_impl.hpp"
 #include "kband_Penta_impl.hpp"
 #include "kband_ThomasWindow_impl.hpp"
 
@@ -42,51 +43,150 @@ struct PentaWindowShape {
   static constexpr int B = kDouble ? 8 : 16;
 };
 
-template <class Exec, class BA, class BB, class BC, class BD, class BE, class BY, class BX, class Info, int R,
-          int B>
-struct PentaWindow {
+/// The forward pass of penta's window: pentadiagonal elimination without
+/// pivoting, B rows a block; the state is p, q, z of the last two rows.
+template <class BA, class BB, class BC, class BD, class BE, class BY, int B>
+struct PentaWindowRows {
+  using T = batch_value_t<BY>;
+  BA a;
+  BB b;
+  BC c;
+  BD d;
+  BE e;
+  BY y;
+  struct Rows {
+    T a[B], b[B], c[B], d[B], e[B], y[B];
+  };
+  struct State {
+    T p1 = T(0), p2 = T(0), q1 = T(0), q2 = T(0), z1 = T(0), z2 = T(0);  // rows j-1 (1), j-2 (2)
+  };
+  KOKKOS_INLINE_FUNCTION void start(State&, int, int) const {}
+  /// Rows jb .. jb+B-1 (rows past n: identity rows).
+  KOKKOS_INLINE_FUNCTION void load(Rows& r, int s, int jb, int n) const {
+    KBAND_UNROLL
+    for (int u = 0; u < B; ++u) {
+      const int j = jb + u;
+      const bool in = j < n;
+      r.a[u] = in && j >= 2 ? a(s, j) : T(0);
+      r.b[u] = in && j >= 1 ? b(s, j) : T(0);
+      r.c[u] = in ? c(s, j) : T(1);
+      r.d[u] = in && j <= n - 2 ? d(s, j) : T(0);
+      r.e[u] = in && j <= n - 3 ? e(s, j) : T(0);
+      r.y[u] = in ? y(s, j) : T(0);
+    }
+  }
+  /// Rows jb .. jb+B-1 of U and z: x_j = z_j - p_j x_{j+1} - q_j x_{j+2}.
+  KOKKOS_INLINE_FUNCTION void eliminate(const Rows& r, State& st, int jb, int n, T (&pp)[B], T (&qq)[B], T (&zz)[B],
+                                        int& bad) const {
+    KBAND_UNROLL
+    for (int u = 0; u < B; ++u) {
+      const T beta = r.b[u] - r.a[u] * st.p2;
+      const T mu = r.c[u] - r.a[u] * st.q2 - beta * st.p1;
+      bad = (bad == 0 && jb + u < n && !usable_pivot(mu)) ? jb + u + 1 : bad;
+      const T w = T(1) / mu;
+      const T p = (r.d[u] - beta * st.q1) * w;
+      const T q = r.e[u] * w;
+      const T z = (r.y[u] - r.a[u] * st.z2 - beta * st.z1) * w;
+      st.p2 = st.p1;
+      st.p1 = p;
+      st.q2 = st.q1;
+      st.q1 = q;
+      st.z2 = st.z1;
+      st.z1 = z;
+      pp[u] = p;
+      qq[u] = q;
+      zz[u] = z;
+    }
+  }
+};
+
+/// The forward pass of gtsv's window: LAPACK dgtsv's elimination with
+/// partial pivoting (gtsv_step), row i of U finished when row i+1 is read;
+/// the state is the carried row (diagonal, super-diagonal, right-hand side).
+template <class BA, class BB, class BC, class BD, int B>
+struct GTSVWindowRows {
+  using T = batch_value_t<BD>;
+  BA a;
+  BB b;
+  BC c;
+  BD d;
+  struct Rows {
+    T a[B], b[B], c[B], d[B];  // input rows jb+1 .. jb+B
+  };
+  struct State {
+    T di = T(0), du = T(0), bi = T(0);
+  };
+  KOKKOS_INLINE_FUNCTION void start(State& st, int s, int n) const {
+    st.di = b(s, 0);
+    st.du = n > 1 ? c(s, 0) : T(0);
+    st.bi = d(s, 0);
+  }
+  KOKKOS_INLINE_FUNCTION void load(Rows& r, int s, int jb, int n) const {
+    KBAND_UNROLL
+    for (int u = 0; u < B; ++u) {
+      const int j = jb + u + 1;
+      const bool in = j < n;
+      r.a[u] = in ? a(s, j) : T(0);
+      r.b[u] = in ? b(s, j) : T(1);
+      r.c[u] = in && j < n - 1 ? c(s, j) : T(0);  // c(s,n-1) lies outside the matrix
+      r.d[u] = in ? d(s, j) : T(0);
+    }
+  }
+  /// Rows jb .. jb+B-1 of U, normalised: x_i = z_i - p_i x_{i+1} - q_i x_{i+2}.
+  KOKKOS_INLINE_FUNCTION void eliminate(const Rows& r, State& st, int jb, int n, T (&pp)[B], T (&qq)[B], T (&zz)[B],
+                                        int& bad) const {
+    KBAND_UNROLL
+    for (int u = 0; u < B; ++u) {
+      const int i = jb + u;
+      if (i < n - 1) {
+        const GTSVRow<T> g = gtsv_step(st.di, st.du, st.bi, r.a[u], r.b[u], r.c[u], r.d[u]);
+        bad = (bad == 0 && !usable_pivot(g.piv)) ? i + 1 : bad;
+        pp[u] = g.u1 * g.rp;
+        qq[u] = g.u2 * g.rp;
+        zz[u] = g.y * g.rp;
+      } else if (i == n - 1) {
+        bad = (bad == 0 && !usable_pivot(st.di)) ? n : bad;
+        pp[u] = T(0);
+        qq[u] = T(0);
+        zz[u] = st.bi / st.di;
+      } else {
+        pp[u] = qq[u] = zz[u] = T(0);
+      }
+    }
+  }
+};
+
+/// The window over a back substitution x_j = z_j - p_j x_{j+1} - q_j x_{j+2}
+/// whose rows the forward pass Fwd produces B at a time (penta's
+/// elimination, gtsv's pivoted LU).
+template <class Exec, class Fwd, class BX, class Info, int R, int B>
+struct TwoTermWindow {
   static constexpr int P = R / B;
   static_assert(R % B == 0 && P >= 2 && B >= 2, "kband: the ring holds whole blocks, two at least");
   using T = batch_value_t<BX>;
   using member_type = typename Kokkos::TeamPolicy<Exec>::member_type;
   using tx = batch_traits<BX>;
   using WMap = WorkspaceMap<tx::layout, tx::sz>;
-  using Args = PentaArgs<BA, BB, BC, BD, BE, BY, BX, Info>;
   int nsys, n;
   T nan, tol;
-  Args g;
+  Fwd fwd;
+  BX x;
+  Info info;
   T* ws;  // two buffers of WMap::extent(nsys, n)
   size_t wbuf;
 
-  PentaWindow(int nsys_, int n_, const Args& args, T* ws_)
+  TwoTermWindow(int nsys_, int n_, const Fwd& fwd_, const BX& x_, const Info& info_, T* ws_)
       : nsys(nsys_),
         n(n_),
         nan(std::numeric_limits<T>::quiet_NaN()),
         tol(std::numeric_limits<T>::epsilon() / 2),
-        g(args),
+        fwd(fwd_),
+        x(x_),
+        info(info_),
         ws(ws_),
         wbuf(WMap::extent(nsys_, n_)) {}
 
   KOKKOS_INLINE_FUNCTION static constexpr size_t scratch_per_thread() { return 3 * R * sizeof(T); }
-
-  /// A block's rows (rows past n: identity rows).
-  struct Rows {
-    T a[B], b[B], c[B], d[B], e[B], y[B];
-  };
-
-  KOKKOS_INLINE_FUNCTION void load(Rows& r, int s, int jb) const {
-    KBAND_UNROLL
-    for (int u = 0; u < B; ++u) {
-      const int j = jb + u;
-      const bool in = j < n;
-      r.a[u] = in && j >= 2 ? g.a(s, j) : T(0);
-      r.b[u] = in && j >= 1 ? g.b(s, j) : T(0);
-      r.c[u] = in ? g.c(s, j) : T(1);
-      r.d[u] = in && j <= n - 2 ? g.d(s, j) : T(0);
-      r.e[u] = in && j <= n - 3 ? g.e(s, j) : T(0);
-      r.y[u] = in ? g.y(s, j) : T(0);
-    }
-  }
 
   /// Writes block q's rows, x_j = u_j + v_j X0 + w_j X1.
   KOKKOS_INLINE_FUNCTION void emit(const T* ur, int ts, int s, int q, T X0, T X1) const {
@@ -97,7 +197,7 @@ struct PentaWindow {
     for (int u = 0; u < B; ++u) {
       const int j = q * B + u;
       const int k = (bq + u) * ts;
-      if (j < n) g.x(s, j) = ur[k] + vr[k] * X0 + wr[k] * X1;
+      if (j < n) x(s, j) = ur[k] + vr[k] * X0 + wr[k] * X1;
     }
   }
 
@@ -113,8 +213,8 @@ struct PentaWindow {
     T* const w1 = w0 + wbuf;
     const size_t wrs = WMap::row_stride(nsys, n);
     const int nb = (n + B - 1) / B;
-    // the elimination's state: p, q, z of rows j-1 (1) and j-2 (2)
-    T p1 = T(0), p2 = T(0), q1 = T(0), q2 = T(0), z1 = T(0), z2 = T(0);
+    typename Fwd::State st;
+    fwd.start(st, s, n);
     int bad = 0;
     int oldest = 0;      // the first block not yet solved
     int np = 0;          // pending blocks: oldest .. oldest + np - 1
@@ -124,38 +224,20 @@ struct PentaWindow {
     T al0[P], al1[P], b00[P], b01[P], b10[P], b11[P], mv[P], mw[P];
     KBAND_UNROLL
     for (int i = 0; i < P; ++i) al0[i] = al1[i] = b00[i] = b01[i] = b10[i] = b11[i] = mv[i] = mw[i] = T(0);
-    Rows r;
-    load(r, s, 0);
+    typename Fwd::Rows r;
+    fwd.load(r, s, 0, n);
     for (int k = 0; k < nb; ++k) {
       const int jb = k * B;
       T pp[B], qq[B], zz[B];
-      KBAND_UNROLL
-      for (int u = 0; u < B; ++u) {
-        const T beta = r.b[u] - r.a[u] * p2;
-        const T mu = r.c[u] - r.a[u] * q2 - beta * p1;
-        bad = (bad == 0 && jb + u < n && !usable_pivot(mu)) ? jb + u + 1 : bad;
-        const T w = T(1) / mu;
-        const T p = (r.d[u] - beta * q1) * w;
-        const T q = r.e[u] * w;
-        const T z = (r.y[u] - r.a[u] * z2 - beta * z1) * w;
-        p2 = p1;
-        p1 = p;
-        q2 = q1;
-        q1 = q;
-        z2 = z1;
-        z1 = z;
-        pp[u] = p;
-        qq[u] = q;
-        zz[u] = z;
-      }
-      if (k + 1 < nb) load(r, s, jb + B);
+      fwd.eliminate(r, st, jb, n, pp, qq, zz, bad);
+      if (k + 1 < nb) fwd.load(r, s, jb + B, n);
       if (k >= past_from) {
         KBAND_UNROLL
         for (int u = 0; u < B; ++u)
           if (jb + u < n) {
             w0[(jb + u) * wrs] = pp[u];
             w1[(jb + u) * wrs] = qq[u];
-            g.x(s, jb + u) = zz[u];
+            x(s, jb + u) = zz[u];
           }
         continue;
       }
@@ -235,7 +317,7 @@ struct PentaWindow {
           for (int u = 0; u < B; ++u) {
             const int j = q * B + u;
             const int kk = (bq + u) * ts;
-            g.x(s, j) = ur[kk];
+            x(s, j) = ur[kk];
             w0[j * wrs] = vr[kk];
             w1[j * wrs] = wr[kk];
           }
@@ -249,8 +331,8 @@ struct PentaWindow {
       int j = n - 1;
       const int jp = past_from * B;
       for (; j >= jp; --j) {
-        const T xj = g.x(s, j) - w0[j * wrs] * xa - w1[j * wrs] * xb;
-        g.x(s, j) = xj;
+        const T xj = x(s, j) - w0[j * wrs] * xa - w1[j * wrs] * xb;
+        x(s, j) = xj;
         xb = xa;
         xa = xj;
       }
@@ -262,15 +344,15 @@ struct PentaWindow {
           X0 = xa;
           X1 = xb;
         }
-        const T xj = g.x(s, j) + w0[j * wrs] * X0 + w1[j * wrs] * X1;
-        g.x(s, j) = xj;
+        const T xj = x(s, j) + w0[j * wrs] * X0 + w1[j * wrs] * X1;
+        x(s, j) = xj;
         xb = xa;
         xa = xj;
       }
     }
-    g.info(s) = bad;
+    info(s) = bad;
     if (bad != 0)
-      for (int j = 0; j < n; ++j) g.x(s, j) = nan;
+      for (int j = 0; j < n; ++j) x(s, j) = nan;
   }
 };
 
