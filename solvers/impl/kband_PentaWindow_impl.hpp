@@ -1,6 +1,9 @@
-// The Window variant of kband::penta (per-system coefficients,
-// non-periodic): kband::thomas' Window (kband_ThomasWindow_impl.hpp) on the
-// pentadiagonal elimination of kband_Penta_impl.hpp.
+// The Window variants of kband::penta (per-system coefficients,
+// non-periodic) and kband::gtsv: kband::thomas' Window
+// (kband_ThomasWindow_impl.hpp) on a back substitution of two terms
+// (TwoTermWindow), whose rows come from the pentadiagonal elimination of
+// kband_Penta_impl.hpp (PentaWindowRows) or from dgtsv's pivoted LU of
+// kband_GTSV_impl.hpp (GTSVWindowRows).
 //
 // Back substitution x_j = z_j - p_j x_{j+1} - q_j x_{j+2} has a state of two
 // values. A block of B rows, solved on its own from the two x after it
@@ -17,7 +20,7 @@
 // (pending rows' u to x, v and w to the workspace's two buffers; later
 // rows' z to x, p and q to the workspace), ended by one back substitution.
 // The last block ends the system exactly. Pivots, info and NaN rows are
-// penta's.
+// those of penta's and gtsv's other variants.
 #pragma once
 
 #include "kband_GTSV_impl.hpp"
